@@ -1,0 +1,1 @@
+"""One folder per paper: its experiment grid, its reported numbers, its report code."""

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Regenerates every paper's tables and figures: trains/evaluates what has no run record yet, then
+# executes each paper's notebook with papermill.
+#
+#   ./run_all.sh                      small profile (default), all papers
+#   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~2 minutes
+#   ./run_all.sh --profile full       the papers' settings (GPU + network)
+#   ./run_all.sh --paper simcse       one paper
+#
+# Data: set SENTEMB_DATA to the offline mirror (e.g. SENTEMB_DATA=../shared/datasets); unset, the
+# full profile downloads into $SENTEMB_CACHE (default ~/.cache/sentemb).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+profile=small
+paper=simcse
+no_run=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, full)" >&2; exit 2; }
+               profile="$2"; shift 2 ;;
+    --profile=*) profile="${1#*=}"; shift ;;
+    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (simcse)" >&2; exit 2; }
+             paper="$2"; shift 2 ;;
+    --paper=*) paper="${1#*=}"; shift ;;
+    --no-run) no_run=(--no-run); shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "error: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+case "$profile" in smoke|small|full) ;; *) echo "error: unknown profile '$profile' (choose smoke, small or full)" >&2; exit 2 ;; esac
+if [ -n "${SENTEMB_DATA:-}" ] && [ ! -d "$SENTEMB_DATA" ]; then
+  echo "error: SENTEMB_DATA=$SENTEMB_DATA is not a directory (point it at the offline mirror, e.g. ../shared/datasets)" >&2
+  exit 2
+fi
+if [ "$profile" = small ] && [ -z "${SENTEMB_DATA:-}" ]; then
+  echo "note: SENTEMB_DATA is unset; the small profile reads the mirror's data (try SENTEMB_DATA=../shared/datasets)" >&2
+fi
+
+py="$(scripts/bootstrap.sh)"
+start=$(date +%s)
+"$py" -m sentemb notebook --paper "$paper" --profile "$profile" "${no_run[@]}"
+echo "run_all: profile $profile, papers $paper: $(( $(date +%s) - start )) s"

@@ -1,0 +1,3 @@
+from sentemb.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,191 @@
+"""Command line: ``python -m sentemb <command> --help``.
+
+    evaluate   re-evaluate any model directory or hub id on the STS tasks (JSON + printed table)
+    run        run (or load) the records of a paper's experiment grid for a profile
+    notebook   execute a paper's notebook with papermill (tables -> results/, figures -> figures/)
+    data       verify the registered data files, or fetch them (full profile)
+    runs       list the run records of a profile
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from pathlib import Path
+
+from sentemb.errors import SentembError
+
+PAPERS = ("simcse",)
+
+
+def _threads(n: int | None) -> None:
+    import torch
+
+    if n:
+        torch.set_num_threads(n)
+
+
+def cmd_evaluate(args) -> int:
+    from sentemb.data.files import track_reads
+    from sentemb.data.sts import ALL_TASKS
+    from sentemb.evaluate.sts import format_table, run_sts
+    from sentemb.models.encoder import SentenceEncoder
+    from sentemb.runs import provenance
+
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    unknown = [t for t in tasks if t != "sts"]
+    if unknown:
+        raise SentembError(f"unknown task group(s) {unknown}; available now: sts (transfer and mteb come later)")
+    splits = tuple(s.strip() for s in args.splits.split(","))
+    bad = [s for s in splits if s not in ("train", "dev", "test")]
+    if bad:
+        raise SentembError(f"unknown split(s) {bad} for STS-B/SICK-R; choose from train, dev, test")
+    encoder = SentenceEncoder.from_name(args.model, args.pooler)
+    if args.device:
+        encoder.to(args.device)
+    started = time.perf_counter()
+    with track_reads() as hashes:
+        result = run_sts(lambda s: encoder.encode(s, batch_size=args.batch_size, progress=True), ALL_TASKS, splits)
+    result["model"] = args.model
+    result["pooler"] = args.pooler
+    result["seconds"] = time.perf_counter() - started
+    result["provenance"] = {**provenance.collect(encoder.device), "data_sha256": hashes,
+                            "truncated_eval_sentences": encoder.truncated_sentences}
+    print(f"{args.model} ({args.pooler}), Spearman x 100, STS12-16 'all', STS-B/SICK-R test:")
+    print(format_table(result["summary"]))
+    print(f"{result['n_sentences']} unique sentences encoded in {result['seconds']:.1f} s")
+    if args.output:
+        out = Path(args.output)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(out.suffix + ".tmp")
+        tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(out)
+        print(f"wrote {out}")
+    return 0
+
+
+def _paper_module(paper: str, part: str):
+    if paper not in PAPERS:
+        raise SentembError(f"unknown paper {paper!r}; available: {', '.join(PAPERS)}")
+    return importlib.import_module(f"papers.{paper}.{part}")
+
+
+def cmd_run(args) -> int:
+    from sentemb.runs.execute import ensure
+
+    specs = _paper_module(args.paper, "experiments").grid(args.profile)
+    names = args.only.split(",") if args.only else list(specs)
+    unknown = [n for n in names if n not in specs]
+    if unknown:
+        raise SentembError(f"unknown run(s) {unknown}; the {args.paper} grid has: {', '.join(specs)}")
+    for name in names:
+        started = time.perf_counter()
+        record = ensure(specs[name], run_missing=not args.no_run, progress=True)
+        print(f"{name:18s} {record['run_id']}  dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  "
+              f"record wall {record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)")
+    return 0
+
+
+def cmd_notebook(args) -> int:
+    from sentemb.notebooks import execute_notebook
+
+    for paper in args.paper.split(","):
+        _paper_module(paper, "experiments")
+        execute_notebook(paper, args.profile, run_missing=not args.no_run)
+    return 0
+
+
+def cmd_data(args) -> int:
+    from sentemb.data.files import verified_path
+    from sentemb.data.registry import files_of
+
+    if args.action == "fetch":
+        from sentemb.data.download import fetch
+
+        for name in args.datasets:
+            for path in fetch(name):
+                print(path)
+        return 0
+    from sentemb.data.registry import datasets
+
+    failures = 0
+    for name in args.datasets or datasets():
+        for entry in files_of(name):
+            try:
+                verified_path(entry.relpath)
+                print(f"ok       {entry.relpath}")
+            except SentembError as exc:
+                failures += 1
+                print(f"PROBLEM  {exc}")
+    return 1 if failures else 0
+
+
+def cmd_runs(args) -> int:
+    from sentemb.runs.store import all_records
+
+    for record in all_records(args.profile):
+        spec = record["spec"]
+        print(f"{record['run_id']}  {spec['objective']:13s} {spec['pooler']:17s} dropout={spec['dropout']} "
+              f"dev={100 * record['metrics']['stsb_dev_spearman']:.2f} wall={record['timing']['total_seconds']:.0f}s "
+              f"commit={(record['provenance']['commit'] or '?')[:10]}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sentemb.models.poolers import POOLERS
+    from sentemb.profiles import PROFILES
+
+    parser = argparse.ArgumentParser(prog="python -m sentemb", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("evaluate", help="evaluate a model on the STS tasks (SentEval protocol as in SimCSE)")
+    p.add_argument("--model", required=True, help="model directory, hub id, all-MiniLM-L6-v2 or tiny-random-bert")
+    p.add_argument("--pooler", required=True, choices=POOLERS)
+    p.add_argument("--tasks", default="sts", help="task groups, comma-separated (now: sts)")
+    p.add_argument("--splits", default="test", help="STS-B/SICK-R splits to score, e.g. dev,test (default test)")
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--device", default=None, help="e.g. cpu or cuda (default: the model's)")
+    p.add_argument("--output", default=None, help="write the full result (all/mean/wmean, Pearson, ...) as JSON")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("run", help="run or load a paper's experiment grid")
+    p.add_argument("--paper", required=True, choices=PAPERS)
+    p.add_argument("--profile", default="small", choices=list(PROFILES))
+    p.add_argument("--only", default=None, help="comma-separated run names of the grid")
+    p.add_argument("--no-run", action="store_true", help="only load existing records; fail if one is missing")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("notebook", help="execute a paper's notebook with papermill")
+    p.add_argument("--paper", required=True, help=f"one or more of {', '.join(PAPERS)}, comma-separated")
+    p.add_argument("--profile", default="small", choices=list(PROFILES))
+    p.add_argument("--no-run", action="store_true", help="build tables/figures from existing records only")
+    p.set_defaults(func=cmd_notebook)
+
+    p = sub.add_parser("data", help="verify (sha256) or fetch the registered data files")
+    p.add_argument("action", choices=("verify", "fetch"))
+    p.add_argument("datasets", nargs="*", help="dataset names of the registry (default: all, for verify)")
+    p.set_defaults(func=cmd_data)
+
+    p = sub.add_parser("runs", help="list run records")
+    p.add_argument("--profile", default="small", choices=list(PROFILES))
+    p.set_defaults(func=cmd_runs)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _threads(args.threads)
+    try:
+        return args.func(args)
+    except SentembError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished runs are saved; an unfinished training run resumes from its last "
+              "evaluation when started again", file=sys.stderr)
+        return 130

@@ -1,0 +1,54 @@
+"""Training text: SimCSE's unsupervised sentences and NLI triples.
+
+| name                      | file (relpath)                                      | used by        |
+|---------------------------|-----------------------------------------------------|----------------|
+| wiki1m_for_simcse         | training/unsup/wiki1m_for_simcse.txt (1M lines)     | full profile   |
+| wiki_sentences_combined   | training/unsup/wiki_sentences_combined.txt.gz       | mirror (small) |
+| nli_for_simcse            | training/nli/nli_for_simcse.csv (275,601 triples)   | full profile   |
+| snli_devtest_for_simcse   | training/nli/snli_devtest_for_simcse.csv.gz (5,883) | mirror (small) |
+
+The mirror's two files are substitutes (see ``../shared/datasets/training/README.md``): 108k
+Wikipedia sentences instead of 1M, and triples built from SNLI dev+test instead of SNLI+MNLI train.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from sentemb.data.files import read_text
+from sentemb.data.registry import files_of
+from sentemb.errors import ConfigError, DataError
+
+UNSUP_CORPORA = ("wiki1m_for_simcse", "wiki_sentences_combined")
+NLI_CORPORA = ("nli_for_simcse", "snli_devtest_for_simcse")
+
+
+def load_sentences(name: str) -> list[str]:
+    """One sentence per line, empty lines dropped, file order kept."""
+    if name == "synthetic":
+        from sentemb.data.synthetic import synthetic_sentences
+
+        return synthetic_sentences()
+    if name not in UNSUP_CORPORA:
+        raise ConfigError(f"unknown sentence corpus {name!r}; choose from {', '.join(UNSUP_CORPORA)} or synthetic")
+    text = read_text(files_of(name)[0].relpath)
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def load_nli_triples(name: str) -> list[tuple[str, str, str]]:
+    """(premise, entailment, contradiction) rows of a ``sent0,sent1,hard_neg`` CSV."""
+    if name == "synthetic":
+        from sentemb.data.synthetic import synthetic_nli_triples
+
+        return synthetic_nli_triples()
+    if name not in NLI_CORPORA:
+        raise ConfigError(f"unknown NLI corpus {name!r}; choose from {', '.join(NLI_CORPORA)} or synthetic")
+    relpath = files_of(name)[0].relpath
+    reader = csv.DictReader(io.StringIO(read_text(relpath)))
+    if reader.fieldnames is None or not {"sent0", "sent1", "hard_neg"} <= set(reader.fieldnames):
+        raise DataError(f"{relpath}: expected the header sent0,sent1,hard_neg, found {reader.fieldnames}")
+    rows = [(r["sent0"], r["sent1"], r["hard_neg"]) for r in reader]
+    if not rows or any(not all(cell and cell.strip() for cell in row) for row in rows):
+        raise DataError(f"{relpath}: empty file or a row with an empty sentence")
+    return rows

@@ -1,0 +1,126 @@
+"""STS12-16, STS Benchmark and SICK-Relatedness, parsed exactly as SentEval parses them.
+
+SentEval (and SimCSE's fork of it) reads the files of ``senteval/downstream``:
+
+- STS12-16 (``STSEval.loadFile``): ``STS.input.<subset>.txt`` holds ``sent1<TAB>sent2`` and
+  ``STS.gs.<subset>.txt`` one gold score per line; pairs whose gold line is empty are dropped.
+- STS-B (``STSBenchmarkEval.loadFile``): ``sts-{train,dev,test}.csv``, tab-separated, column 4 is
+  the score and columns 5 and 6 the sentences.
+- SICK-R (SimCSE's ``SICKRelatednessEval``): ``SICK_{train,trial,test_annotated}.txt`` with a
+  header; columns 1, 2 are the sentences and 3 the relatedness score; ``trial`` is the dev split.
+
+Every sentence is split on whitespace and re-joined with single spaces, as SimCSE's batcher does
+(``' '.join(tokens)``), so the text given to the tokenizer is identical to SentEval's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sentemb.data.files import read_text
+from sentemb.errors import ConfigError, DataError
+
+STS_SUBSETS = {
+    "STS12": ("STS12-en-test", ["MSRpar", "MSRvid", "SMTeuroparl", "surprise.OnWN", "surprise.SMTnews"]),
+    "STS13": ("STS13-en-test", ["FNWN", "headlines", "OnWN"]),  # SMT is not distributed (licence)
+    "STS14": ("STS14-en-test", ["deft-forum", "deft-news", "headlines", "images", "OnWN", "tweet-news"]),
+    "STS15": ("STS15-en-test", ["answers-forums", "answers-students", "belief", "headlines", "images"]),
+    "STS16": ("STS16-en-test", ["answer-answer", "headlines", "plagiarism", "postediting", "question-question"]),
+}
+SPLIT_TASKS = {
+    "STSBenchmark": {"train": "sts-train.csv", "dev": "sts-dev.csv", "test": "sts-test.csv"},
+    "SICKRelatedness": {"train": "SICK_train.txt", "dev": "SICK_trial.txt", "test": "SICK_test_annotated.txt"},
+}
+ALL_TASKS = tuple(STS_SUBSETS) + tuple(SPLIT_TASKS)
+
+
+@dataclass(frozen=True)
+class STSPairs:
+    """Sentence pairs with gold similarity scores (one STS subset, or one split of STS-B/SICK-R)."""
+
+    name: str
+    sent1: tuple[str, ...]
+    sent2: tuple[str, ...]
+    scores: np.ndarray = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not (len(self.sent1) == len(self.sent2) == len(self.scores)):
+            raise DataError(f"{self.name}: {len(self.sent1)}/{len(self.sent2)}/{len(self.scores)} sentences/scores")
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def sentences(self) -> list[str]:
+        return list(self.sent1) + list(self.sent2)
+
+
+@dataclass(frozen=True)
+class STSTask:
+    """An STS task: its subsets (STS12-16) or its splits (STS-B, SICK-R), in file order."""
+
+    name: str
+    parts: dict[str, STSPairs]
+
+
+def _normalise(sentence: str) -> str:
+    return " ".join(sentence.split())
+
+
+def _sts_year(task: str) -> STSTask:
+    folder, subsets = STS_SUBSETS[task]
+    parts = {}
+    for subset in subsets:
+        base = f"senteval/downstream/STS/{folder}"
+        inputs = read_text(f"{base}/STS.input.{subset}.txt").splitlines()
+        gold = read_text(f"{base}/STS.gs.{subset}.txt").splitlines()
+        if len(inputs) != len(gold):
+            raise DataError(f"{base}: STS.input.{subset}.txt has {len(inputs)} lines but STS.gs has {len(gold)}")
+        s1, s2, scores = [], [], []
+        for lineno, (line, score) in enumerate(zip(inputs, gold), 1):
+            if score == "":
+                continue
+            columns = line.split("\t")
+            if len(columns) != 2:
+                raise DataError(f"{base}/STS.input.{subset}.txt line {lineno}: expected 2 tab-separated columns")
+            s1.append(_normalise(columns[0]))
+            s2.append(_normalise(columns[1]))
+            scores.append(float(score))
+        parts[subset] = STSPairs(f"{task}/{subset}", tuple(s1), tuple(s2), np.asarray(scores, dtype=np.float64))
+    return STSTask(task, parts)
+
+
+def _split_file(task: str, split: str, relpath: str) -> STSPairs:
+    lines = read_text(relpath).splitlines()
+    if task == "SICKRelatedness":
+        lines, columns = lines[1:], (1, 2, 3)
+    else:
+        columns = (5, 6, 4)
+    s1, s2, scores = [], [], []
+    for lineno, line in enumerate(lines, 1):
+        fields = line.strip().split("\t")
+        try:
+            s1.append(_normalise(fields[columns[0]]))
+            s2.append(_normalise(fields[columns[1]]))
+            scores.append(float(fields[columns[2]]))
+        except (IndexError, ValueError) as exc:
+            raise DataError(f"{relpath} line {lineno}: cannot parse ({exc})") from exc
+    return STSPairs(f"{task}/{split}", tuple(s1), tuple(s2), np.asarray(scores, dtype=np.float64))
+
+
+def _split_task(task: str) -> STSTask:
+    folder = "senteval/downstream/STS/STSBenchmark" if task == "STSBenchmark" else "senteval/downstream/SICK"
+    parts = {split: _split_file(task, split, f"{folder}/{name}") for split, name in SPLIT_TASKS[task].items()}
+    return STSTask(task, parts)
+
+
+def load_task(task: str, synthetic: bool = False) -> STSTask:
+    """Load one of ALL_TASKS from the registry's verified files (or the generated smoke data)."""
+    if task not in ALL_TASKS:
+        raise ConfigError(f"unknown STS task {task!r}; choose from {', '.join(ALL_TASKS)}")
+    if synthetic:
+        from sentemb.data.synthetic import synthetic_sts_task
+
+        return synthetic_sts_task(task)
+    return _sts_year(task) if task in STS_SUBSETS else _split_task(task)

@@ -1,0 +1,108 @@
+"""SentenceEncoder: a backbone, a pooler and (for ``cls`` poolers) the MLP head.
+
+Two paths:
+
+- ``forward(batch, training=True)`` is the training path (gradients, dropout, max_len truncation
+  done by the caller's tokenisation, MLP when the pooler uses it in training).
+- ``encode(sentences)`` is the evaluation path of SimCSE's ``evaluation.py``: eval mode, **no
+  truncation** (only sentences longer than the model's position limit are cut, and counted),
+  dynamic padding. Each unique sentence is encoded once; batches are formed from sentences sorted
+  by token length so that padding is minimal, and the result is returned in input order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from tqdm.auto import tqdm
+
+from sentemb.errors import ConfigError
+from sentemb.models.backbone import load_backbone
+from sentemb.models.poolers import NEEDS_HIDDEN_STATES, POOLERS, pool, uses_mlp
+
+
+class SentenceEncoder(nn.Module):
+    def __init__(self, backbone: nn.Module, tokenizer, pooler: str, name: str = "") -> None:
+        super().__init__()
+        if pooler not in POOLERS:
+            raise ConfigError(f"unknown pooler {pooler!r}; choose from {', '.join(POOLERS)}")
+        if pooler in ("cls", "cls_before_pooler") and getattr(backbone, "pooler", None) is None:
+            raise ConfigError(f"pooler {pooler!r} needs the backbone's MLP pooler, and {name or 'this model'} has none")
+        self.backbone = backbone
+        self.tokenizer = tokenizer
+        self.pooler = pooler
+        self.name = name
+        self.truncated_sentences = 0
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_name(cls, name: str, pooler: str, dropout: float | None = None, seed: int = 0) -> "SentenceEncoder":
+        tokenizer, backbone = load_backbone(name, dropout=dropout, seed=seed)
+        return cls(backbone, tokenizer, pooler, name=name)
+
+    def reset_mlp(self, seed: int) -> None:
+        """Fresh random MLP on [CLS], as SimCSE trains it (paper footnote 9)."""
+        state = torch.random.get_rng_state()
+        torch.manual_seed(seed)
+        self.backbone.pooler.apply(self.backbone._init_weights)
+        torch.random.set_rng_state(state)
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.backbone.save_pretrained(directory)
+        self.tokenizer.save_pretrained(directory)
+
+    @property
+    def dim(self) -> int:
+        return int(self.backbone.config.hidden_size)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.backbone.parameters()).device
+
+    # -- the two paths ------------------------------------------------------------------------
+    def forward(self, input_ids, attention_mask, token_type_ids=None, training: bool = True) -> torch.Tensor:
+        kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if token_type_ids is not None:
+            kwargs["token_type_ids"] = token_type_ids
+        want_hidden = self.pooler in NEEDS_HIDDEN_STATES
+        out = self.backbone(**kwargs, output_hidden_states=want_hidden, return_dict=True)
+        rep = pool(self.pooler, out.last_hidden_state, out.hidden_states, attention_mask)
+        if uses_mlp(self.pooler, training):
+            rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
+        return rep
+
+    def tokenize(self, sentences: list[str], max_length: int | None) -> dict[str, torch.Tensor]:
+        batch = self.tokenizer(
+            sentences, padding=True, truncation=max_length is not None, max_length=max_length, return_tensors="pt"
+        )
+        return {k: v.to(self.device) for k, v in batch.items()}
+
+    @torch.inference_mode()
+    def encode(self, sentences: list[str], batch_size: int = 128, progress: bool | str = False) -> np.ndarray:
+        """float32 embeddings (n, dim) in the order of ``sentences`` (SentEval's evaluation path)."""
+        unique = list(dict.fromkeys(sentences))
+        if not unique:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        limit = int(getattr(self.backbone.config, "max_position_embeddings", 512))
+        lengths = [len(ids) for ids in self.tokenizer(unique, add_special_tokens=True)["input_ids"]]
+        order = np.argsort(lengths, kind="stable")
+        self.truncated_sentences += int(sum(length > limit for length in lengths))
+        was_training = self.training
+        self.eval()
+        out = np.zeros((len(unique), self.dim), dtype=np.float32)
+        starts = range(0, len(unique), batch_size)
+        desc = progress if isinstance(progress, str) else f"encode {self.name or 'model'}"
+        for start in tqdm(starts, desc=desc, disable=not progress, unit="batch", leave=False, mininterval=2.0):
+            index = order[start : start + batch_size]
+            batch = self.tokenizer(
+                [unique[i] for i in index], padding=True, truncation=True, max_length=limit, return_tensors="pt"
+            )
+            batch = {k: v.to(self.device) for k, v in batch.items()}
+            out[index] = self.forward(**batch, training=False).float().cpu().numpy()
+        self.train(was_training)
+        position = {s: i for i, s in enumerate(unique)}
+        return out[[position[s] for s in sentences]]

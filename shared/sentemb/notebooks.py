@@ -1,0 +1,47 @@
+"""Execute a paper's notebook with papermill.
+
+``notebooks/<paper>.ipynb`` takes the parameters ``profile`` and ``run_missing``. The small
+profile's executed copy replaces ``notebooks/<paper>.ipynb`` (so the committed notebook shows the
+small profile's tables and figures); other profiles go to ``notebooks/executed/<profile>/``. The
+executed notebook is written to a temporary file first, so a failed execution never replaces a
+good one (the failed copy is kept beside it as ``*.failed.ipynb`` for inspection).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from sentemb import settings
+from sentemb.errors import SentembError
+
+
+def output_path(paper: str, profile: str) -> Path:
+    folder = settings.REPO_ROOT / "notebooks"
+    return folder / f"{paper}.ipynb" if profile == "small" else folder / "executed" / profile / f"{paper}.ipynb"
+
+
+def execute_notebook(paper: str, profile: str, run_missing: bool = True) -> Path:
+    import papermill
+
+    source = settings.REPO_ROOT / "notebooks" / f"{paper}.ipynb"
+    if not source.is_file():
+        raise SentembError(f"no notebook {source}")
+    target = output_path(paper, profile)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.stem}.running.ipynb")
+    started = time.perf_counter()
+    print(f"[notebook] {paper} ({profile}) -> {target.relative_to(settings.REPO_ROOT)}")
+    try:
+        papermill.execute_notebook(str(source), str(tmp), parameters={"profile": profile, "run_missing": run_missing},
+                                   cwd=str(settings.REPO_ROOT), kernel_name="python3", progress_bar=False,
+                                   log_output=True)
+    except Exception as exc:
+        failed = target.with_name(f"{target.stem}.failed.ipynb")
+        if tmp.exists():
+            tmp.replace(failed)
+        raise SentembError(f"notebook {source.name} failed for profile {profile}: {exc}\n  The executed copy "
+                           f"with the error is {failed}; earlier outputs were left untouched.") from exc
+    tmp.replace(target)
+    print(f"[notebook] {paper} ({profile}) done in {time.perf_counter() - started:.0f} s")
+    return target

@@ -1,0 +1,63 @@
+"""InfoNCE objectives of SimCSE (Gao et al., 2021).
+
+Unsupervised, Eq. 4 (§3): for a batch of N sentences encoded twice with independent dropout masks,
+
+    l_i = -log  exp(sim(h_i, h_i^+)/tau) / sum_j exp(sim(h_i, h_j^+)/tau)
+
+Supervised with hard negatives, Eq. 5 (§4), generalised by the weight alpha of Eq. 8 (§6.3):
+
+    l_i = -log  exp(sim(h_i, h_i^+)/tau)
+                / sum_j ( exp(sim(h_i, h_j^+)/tau) + alpha^{1[i=j]} exp(sim(h_i, h_j^-)/tau) )
+
+sim is cosine similarity, tau = 0.05 in the paper; the loss is the batch mean. alpha multiplies
+only the anchor's own hard negative, i.e. adds log(alpha) to that logit. SimCSE's code exposes
+this as ``hard_negative_weight`` = log(alpha) and adds it as a constant (no gradient); alpha = 1
+(the paper's final model) gives Eq. 5. The loss is one-directional (anchors against positives),
+as in the official code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def cosine_matrix(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return F.normalize(a, dim=-1) @ F.normalize(b, dim=-1).T
+
+
+class UnsupervisedInfoNCE(nn.Module):
+    """SimCSE Eq. 4: in-batch negatives, positives on the diagonal."""
+
+    def __init__(self, temperature: float = 0.05) -> None:
+        super().__init__()
+        self.temperature = temperature
+
+    def forward(self, z1: torch.Tensor, z2: torch.Tensor) -> torch.Tensor:
+        logits = cosine_matrix(z1, z2) / self.temperature
+        labels = torch.arange(z1.shape[0], device=z1.device)
+        return F.cross_entropy(logits, labels)
+
+
+class SupervisedInfoNCE(nn.Module):
+    """SimCSE Eq. 8 (Eq. 5 when alpha = 1): entailment positives, contradiction hard negatives."""
+
+    def __init__(self, temperature: float = 0.05, alpha: float = 1.0) -> None:
+        super().__init__()
+        if alpha <= 0:
+            raise ValueError(f"alpha must be positive (it multiplies exp(.)), got {alpha}")
+        self.temperature = temperature
+        self.alpha = alpha
+
+    def forward(self, z1: torch.Tensor, z2: torch.Tensor, z3: torch.Tensor) -> torch.Tensor:
+        positives = cosine_matrix(z1, z2) / self.temperature
+        negatives = cosine_matrix(z1, z3) / self.temperature
+        n = z1.shape[0]
+        offset = torch.zeros_like(negatives)
+        offset[torch.arange(n), torch.arange(n)] = math.log(self.alpha)
+        logits = torch.cat([positives, negatives + offset], dim=1)
+        labels = torch.arange(n, device=z1.device)
+        return F.cross_entropy(logits, labels)

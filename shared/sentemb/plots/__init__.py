@@ -1,0 +1,1 @@
+"""One figure style (``style``) and the geometry figures shared by the papers (``geometry``)."""

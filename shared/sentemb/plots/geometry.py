@@ -1,0 +1,83 @@
+"""Figures of embedding geometry, drawn from run records (no model needed).
+
+- :func:`align_uniform_trajectories` SimCSE Figure 2: (l_uniform, l_align) along training, arrows in
+  the training direction.
+- :func:`align_uniform_points`       SimCSE Figure 3: one point per model, coloured by average STS.
+- :func:`singular_spectra`           SimCSE Figure F.1: normalised singular values.
+- :func:`cosine_densities`           SimCSE Figure G.1: cosine density per gold-rating group.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from sentemb.plots import style
+
+
+def align_uniform_trajectories(curves: dict[str, list[dict]], title: str):
+    style.apply()
+    fig, ax = plt.subplots(figsize=(5.2, 4.0))
+    for (label, curve), colour in zip(curves.items(), style.PALETTE):
+        u = [p["uniformity"] for p in curve]
+        a = [p["alignment"] for p in curve]
+        ax.plot(u, a, "-o", color=colour, ms=3, lw=1, label=label)
+        for k in range(len(u) - 1):
+            ax.annotate("", xy=(u[k + 1], a[k + 1]), xytext=(u[k], a[k]),
+                        arrowprops={"arrowstyle": "->", "color": colour, "lw": 1})
+    ax.set_xlabel(r"$\ell_{uniform}$ (lower is better)")
+    ax.set_ylabel(r"$\ell_{align}$ (lower is better)")
+    ax.set_title(title)
+    ax.legend(loc="best")
+    return fig
+
+
+def align_uniform_points(points: dict[str, dict], title: str):
+    """``points[label] = {"alignment", "uniformity", "avg_sts"}``."""
+    style.apply()
+    fig, ax = plt.subplots(figsize=(5.2, 4.0))
+    u = np.array([p["uniformity"] for p in points.values()])
+    a = np.array([p["alignment"] for p in points.values()])
+    c = np.array([p["avg_sts"] for p in points.values()])
+    sc = ax.scatter(u, a, c=c, cmap="viridis", s=50, edgecolor="k", lw=0.5)
+    for label, x, y, v in zip(points, u, a, c):
+        ax.annotate(f"{label} ({v:.2f})", (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
+    fig.colorbar(sc, ax=ax, label="avg. STS (Spearman x 100)")
+    ax.set_xlabel(r"$\ell_{uniform}$")
+    ax.set_ylabel(r"$\ell_{align}$")
+    ax.set_title(title)
+    return fig
+
+
+def singular_spectra(spectra: dict[str, list[float]], title: str):
+    style.apply()
+    fig, ax = plt.subplots(figsize=(5.2, 3.6))
+    for label, values in spectra.items():
+        ax.plot(np.arange(1, len(values) + 1), values, lw=1.5, label=label)
+    ax.set_xlabel("index of singular value")
+    ax.set_ylabel("normalised singular value")
+    ax.set_title(title)
+    ax.legend(loc="upper right")
+    return fig
+
+
+def cosine_densities(models: dict[str, dict], title: str):
+    """``models[label] = record["analysis"]`` (uses ``cosine_by_rating`` and ``cosine_bins``)."""
+    style.apply()
+    fig, axes = plt.subplots(1, len(models), figsize=(3.2 * len(models), 3.4), sharey=True, squeeze=False)
+    for ax, (label, analysis) in zip(axes[0], models.items()):
+        bins = np.array(analysis["cosine_bins"])
+        centres = (bins[:-1] + bins[1:]) / 2
+        groups = analysis["cosine_by_rating"]
+        for k, group in enumerate(groups):
+            density = np.array(group["density"])
+            if density.max() > 0:
+                density = 0.8 * density / density.max()
+            ax.fill_between(centres, k, k + density, alpha=0.6, color=style.PALETTE[k % len(style.PALETTE)])
+            ax.plot(centres, k + density, lw=0.8, color="k")
+        ax.set_yticks(range(len(groups)), [f"{g['group']} (n={g['n']})" for g in groups])
+        ax.set_xlabel("cosine similarity")
+        ax.set_title(label, fontsize=9)
+    axes[0][0].set_ylabel("gold rating group")
+    fig.suptitle(title)
+    return fig

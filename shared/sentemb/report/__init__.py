@@ -1,0 +1,5 @@
+"""Reported numbers and reproduced tables.
+
+``reported``    load ``papers/<paper>/reported/*.csv`` (schema in its docstring)
+``reproduced``  turn run records into long rows with the same keys, join them with the reported ones
+"""

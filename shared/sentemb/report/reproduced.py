@@ -1,0 +1,65 @@
+"""Reproduced numbers as long rows with the reported tables' keys, and the join of the two.
+
+Every reproduced row carries what is needed to trace it: the run id (``results/runs/<profile>/<id>.json``
+holds the spec, the data sha256 and the whole provenance), the profile, the backbone actually used,
+the seed, the commit and the run's wall time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pandas as pd
+
+TRACE_COLUMNS = ["profile", "backbone_used", "run_id", "seed", "commit", "data_fingerprint", "wall_seconds"]
+
+
+def data_fingerprint(record: dict) -> str:
+    """One sha256 over the sha256 of every data file the run read (each is in the record)."""
+    hashes = record["provenance"]["data_sha256"]
+    return hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def trace(record: dict) -> dict:
+    return {
+        "profile": record["profile"], "backbone_used": record["spec"]["backbone"], "run_id": record["run_id"],
+        "seed": record["spec"]["seed"], "commit": (record["provenance"]["commit"] or "")[:12],
+        "data_fingerprint": data_fingerprint(record), "wall_seconds": round(record["timing"]["total_seconds"], 1),
+    }
+
+
+STS_COLUMNS = {"STS12": "STS12", "STS13": "STS13", "STS14": "STS14", "STS15": "STS15", "STS16": "STS16",
+               "STSBenchmark": "STS-B", "SICKRelatedness": "SICK-R"}
+
+
+def sts_rows(record: dict, keys: dict) -> list[dict]:
+    """Spearman x 100 per STS task: "all" (headline) plus "mean" and "wmean" for STS12-16, and Avg."""
+    tasks = record["metrics"]["tasks"]
+    out = []
+    for task, column in STS_COLUMNS.items():
+        result = tasks[task]
+        if "aggregate" in result:
+            for aggregation in ("all", "mean", "wmean"):
+                out.append({**keys, "column": column, "split": "test", "aggregation": aggregation,
+                            "metric": "spearman", "value": 100 * result["aggregate"]["spearman"][aggregation]})
+        else:
+            out.append({**keys, "column": column, "split": "test", "aggregation": "", "metric": "spearman",
+                        "value": 100 * result["splits"]["test"]["spearman"]})
+    headline = [r["value"] for r in out if r["aggregation"] in ("all", "")]
+    out.append({**keys, "column": "Avg.", "split": "test", "aggregation": "", "metric": "spearman",
+                "value": sum(headline) / len(headline)})
+    return [{**r, **trace(record)} for r in out]
+
+
+def join(reproduced: pd.DataFrame, reported: pd.DataFrame) -> pd.DataFrame:
+    """Reproduced rows next to the reported value of the same (table, reported group/row, column,
+    split, aggregation); ``delta`` = reproduced - reported. Rows without a reported counterpart keep
+    an empty ``reported``."""
+    keys = ["table", "reported_group", "reported_row", "column", "split", "aggregation"]
+    right = reported.rename(columns={"group": "reported_group", "row": "reported_row", "value": "reported",
+                                     "backbone": "reported_backbone"})
+    right = right[keys + ["reported", "reported_backbone"]]
+    merged = reproduced.merge(right, on=keys, how="left")
+    merged["delta"] = merged["value"] - merged["reported"]
+    return merged.rename(columns={"value": "reproduced"})

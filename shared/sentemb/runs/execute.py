@@ -1,0 +1,137 @@
+"""ensure(spec): the run record of a spec, running train -> evaluate -> analyse when it is missing.
+
+A spec that already has a record is never run again. A run writes nothing under results/ until it
+has finished; its checkpoints live in ``$SENTEMB_CACHE/checkpoints/<run_id>`` so that an interrupted
+run resumes from its last evaluation.
+"""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from sentemb import settings
+from sentemb.analysis.stsb import align_uniform, analyse
+from sentemb.data.corpora import load_nli_triples, load_sentences
+from sentemb.data.files import track_reads
+from sentemb.data.sts import ALL_TASKS, load_task
+from sentemb.errors import SentembError
+from sentemb.evaluate.embedding_cache import cached_encode
+from sentemb.evaluate.sts import PROTOCOL, correlations, evaluate_task, needed_sentences, pair_scores, summarise
+from sentemb.models.backbone import TINY_RANDOM_BERT
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.runs import provenance, store
+from sentemb.runs.spec import RunSpec
+from sentemb.train.loop import train
+
+ENCODE_BATCH = 128
+
+
+class NotRun(SentembError):
+    """The record is missing and running was not allowed."""
+
+
+def _training_rows(spec: RunSpec) -> list:
+    name = "synthetic" if spec.synthetic_data else spec.train_data
+    if spec.objective == "simcse_sup":
+        return load_nli_triples(name)
+    return load_sentences(name)
+
+
+def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
+    dev = stsb.parts["dev"]
+    sentences = dev.sentences()
+    unique = list(dict.fromkeys(sentences))
+    identity = {"backbone": spec.backbone, "pooler": spec.pooler, "max_position_truncation": True,
+                "seed": spec.seed if (spec.pooler == "cls" or spec.backbone == TINY_RANDOM_BERT) else None}
+
+    def evaluate_dev(encoder: SentenceEncoder, step: int) -> dict:
+        def encode(s):
+            return encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "STS-B dev")
+
+        vectors = cached_encode(identity, unique, encode) if step == 0 else encode(unique)
+        lookup = dict(zip(unique, vectors))
+        geometry = align_uniform([dev], lookup)
+        return {"stsb_dev_spearman": correlations(pair_scores(dev, lookup), dev.scores)["spearman"],
+                "alignment": geometry["alignment"], "uniformity": geometry["uniformity"]}
+
+    return evaluate_dev
+
+
+def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -> tuple[dict, dict]:
+    synthetic = spec.synthetic_data
+    task_names = ALL_TASKS if spec.final_eval == "sts" else ("STSBenchmark",)
+    tasks = [load_task(t, synthetic=synthetic) for t in task_names]
+    splits = tuple(dict.fromkeys(("dev", "test") + tuple(spec.analysis_splits)))
+    stsb = next(t for t in tasks if t.name == "STSBenchmark")
+    analysis_pairs = [stsb.parts[s] for s in spec.analysis_splits]
+    eval_tasks = tasks if spec.final_eval == "sts" else []
+    sentences = list(dict.fromkeys(needed_sentences(eval_tasks, splits) +
+                                   [s for p in analysis_pairs for s in p.sentences()] +
+                                   stsb.parts["dev"].sentences()))
+    vectors = encoder.encode(sentences, batch_size=ENCODE_BATCH, progress=progress and "final evaluation")
+    lookup = dict(zip(sentences, vectors))
+    if spec.final_eval == "sts":
+        per_task = {t.name: evaluate_task(t, lookup, splits) for t in tasks}
+        metrics = {"protocol": PROTOCOL, "tasks": per_task, "summary": summarise(per_task)}
+    else:
+        metrics = {"protocol": PROTOCOL, "tasks": {}, "summary": {}}
+    dev = stsb.parts["dev"]
+    metrics["stsb_dev_spearman"] = correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
+    metrics["n_sentences_encoded"] = len(sentences)
+    return metrics, analyse(analysis_pairs, lookup, spec.analysis_splits)
+
+
+def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, device: str | None = None) -> dict:
+    record = store.load(spec.profile, spec.run_id)
+    if record is not None:
+        return record
+    if not run_missing:
+        raise NotRun(f"run {spec.run_id} ({spec.profile}) has no record and running was disabled")
+    return _run(spec, progress, torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu")))
+
+
+def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
+    started = time.perf_counter()
+    prov = provenance.collect(device)
+    with track_reads() as data_hashes:
+        stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
+        encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
+        encoder.to(device)
+        training = None
+        if spec.trains:
+            rows = _training_rows(spec)
+            outcome = train(encoder, spec, rows, _dev_evaluator(spec, stsb, progress),
+                            settings.checkpoints_root() / spec.run_id, progress=progress)
+            encoder = SentenceEncoder.from_name(str(outcome.best_dir), spec.pooler).to(device)
+            encoder.name = f"{spec.objective} (run {spec.run_id}, best step {outcome.best_step})"
+            training = {
+                "dev_curve": outcome.dev_curve, "best_step": outcome.best_step, "best_stsb_dev": outcome.best_dev,
+                "train_seconds": outcome.train_seconds, "rows_seen": outcome.rows_seen,
+                "rows_per_second": outcome.rows_per_second, "sequences_per_second": outcome.sequences_per_second,
+                "resumed_from_step": outcome.resumed_from_step, "final_loss": outcome.final_loss,
+                "n_training_rows_available": len(rows), "checkpoint": str(outcome.best_dir),
+            }
+        eval_started = time.perf_counter()
+        metrics, analysis = _final_evaluation(spec, encoder, progress)
+        eval_seconds = time.perf_counter() - eval_started
+    total = time.perf_counter() - started
+    record = {
+        "schema_version": store.SCHEMA_VERSION,
+        "run_id": spec.run_id,
+        "profile": spec.profile,
+        "spec": spec.as_dict(),
+        "notes": spec.notes,
+        "metrics": metrics,
+        "training": training,
+        "analysis": analysis,
+        "provenance": {**prov, "data_sha256": dict(sorted(data_hashes.items())),
+                       "synthetic_data": spec.synthetic_data, "seed": spec.seed,
+                       "truncated_eval_sentences": encoder.truncated_sentences},
+        "timing": {"total_seconds": total, "final_eval_seconds": eval_seconds,
+                   "train_seconds": training["train_seconds"] if training else 0.0},
+    }
+    store.save(record)
+    return record
+
