@@ -40,5 +40,7 @@ fi
 
 py="$(scripts/bootstrap.sh)"
 start=$(date +%s)
+# Runs first (progress bars in the terminal), then the notebook builds tables and figures from the records.
+[ ${#no_run[@]} -eq 0 ] && "$py" -m sentemb run --paper "$paper" --profile "$profile"
 "$py" -m sentemb notebook --paper "$paper" --profile "$profile" "${no_run[@]}"
 echo "run_all: profile $profile, papers $paper: $(( $(date +%s) - start )) s"
