@@ -35,14 +35,15 @@ def align_uniform_trajectories(curves: dict[str, list[dict]], title: str):
 def align_uniform_points(points: dict[str, dict], title: str):
     """``points[label] = {"alignment", "uniformity", "avg_sts"}``."""
     style.apply()
-    fig, ax = plt.subplots(figsize=(5.2, 4.0))
+    fig, ax = plt.subplots(figsize=(5.6, 4.8))
     u = np.array([p["uniformity"] for p in points.values()])
     a = np.array([p["alignment"] for p in points.values()])
     c = np.array([p["avg_sts"] for p in points.values()])
     sc = ax.scatter(u, a, c=c, cmap="viridis", s=50, edgecolor="k", lw=0.5)
     for label, x, y, v in zip(points, u, a, c):
         ax.annotate(f"{label} ({v:.2f})", (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
-    fig.colorbar(sc, ax=ax, label="avg. STS (Spearman x 100)")
+    ax.margins(x=0.15, y=0.15)
+    fig.colorbar(sc, ax=ax, label="avg. STS (Spearman x 100)", orientation="horizontal", pad=0.18, shrink=0.8)
     ax.set_xlabel(r"$\ell_{uniform}$")
     ax.set_ylabel(r"$\ell_{align}$")
     ax.set_title(title)
