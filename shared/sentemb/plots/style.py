@@ -28,7 +28,7 @@ def save(fig, folder: Path, stem: str, caption: str = "") -> list[Path]:
     if caption:
         fig.text(0.01, -0.02, caption, fontsize=7, color="#555555", ha="left", va="top", wrap=True)
     paths = [folder / f"{stem}.png", folder / f"{stem}.pdf"]
-    for path in paths:
-        fig.savefig(path)
+    for path in paths:  # no timestamps in the files, so a re-run with the same records gives the same bytes
+        fig.savefig(path, metadata={"CreationDate": None} if path.suffix == ".pdf" else {"Software": None})
     plt.close(fig)
     return paths
