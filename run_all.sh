@@ -40,6 +40,10 @@ fi
 
 py="$(scripts/bootstrap.sh)"
 start=$(date +%s)
+if [ "$profile" = full ] && [ -z "${SENTEMB_DATA:-}" ] && [ ${#no_run[@]} -eq 0 ]; then
+  # The full profile reads the real sources; fetch skips what is already in the cache and verified.
+  "$py" -m sentemb data fetch sts12 sts13 sts14 sts15 sts16 stsb sickr wiki1m_for_simcse nli_for_simcse
+fi
 # Runs first (progress bars in the terminal), then the notebook builds tables and figures from the records.
 [ ${#no_run[@]} -eq 0 ] && "$py" -m sentemb run --paper "$paper" --profile "$profile"
 "$py" -m sentemb notebook --paper "$paper" --profile "$profile" "${no_run[@]}"

@@ -5,7 +5,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from sentemb.data.sts import STSPairs, STSTask
-from sentemb.evaluate.sts import aggregate, cosine_scores, evaluate_task, format_table, summarise
+from sentemb.evaluate.sts import aggregate, cosine_scores, evaluate_task, format_aggregations, format_table, summarise
 
 
 def test_cosine_scores_handles_zero_vectors_like_senteval():
@@ -53,3 +53,10 @@ def test_summary_average_and_table():
     summary = summarise(results)
     assert summary["Avg."] == pytest.approx(100 * (6 * 0.5 + 0.8) / 7)
     assert "SICK-R" in format_table(summary)
+
+
+def test_format_aggregations_lists_all_three():
+    agg = {"spearman": {"all": 0.5, "mean": 0.4, "wmean": 0.45}}
+    text = format_aggregations({"STS12": {"aggregate": agg}, "STS13": {"aggregate": agg}})
+    assert text.splitlines()[1].split() == ["all", "50.00", "50.00"]
+    assert text.splitlines()[3].split()[0] == "wmean"

@@ -28,10 +28,17 @@ def _threads(n: int | None) -> None:
         torch.set_num_threads(n)
 
 
+def default_evaluation_path(model: str, pooler: str) -> Path:
+    from sentemb import settings
+
+    slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in model.strip("/").replace("/", "__"))
+    return settings.results_root() / "evaluations" / f"{slug}__{pooler}.json"
+
+
 def cmd_evaluate(args) -> int:
     from sentemb.data.files import track_reads
     from sentemb.data.sts import ALL_TASKS
-    from sentemb.evaluate.sts import format_table, run_sts
+    from sentemb.evaluate.sts import format_aggregations, format_table, run_sts
     from sentemb.models.encoder import SentenceEncoder
     from sentemb.runs import provenance
 
@@ -56,14 +63,14 @@ def cmd_evaluate(args) -> int:
                             "truncated_eval_sentences": encoder.truncated_sentences}
     print(f"{args.model} ({args.pooler}), Spearman x 100, STS12-16 'all', STS-B/SICK-R test:")
     print(format_table(result["summary"]))
+    print(format_aggregations(result["tasks"]))
     print(f"{result['n_sentences']} unique sentences encoded in {result['seconds']:.1f} s")
-    if args.output:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(out.suffix + ".tmp")
-        tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(out)
-        print(f"wrote {out}")
+    out = Path(args.output) if args.output else default_evaluation_path(args.model, args.pooler)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(out.suffix + ".tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(out)
+    print(f"wrote {out}")
     return 0
 
 
@@ -150,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--splits", default="test", help="STS-B/SICK-R splits to score, e.g. dev,test (default test)")
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--device", default=None, help="e.g. cpu or cuda (default: the model's)")
-    p.add_argument("--output", default=None, help="write the full result (all/mean/wmean, Pearson, ...) as JSON")
+    p.add_argument("--output", default=None, help="JSON with the full result (all/mean/wmean, Pearson, provenance); "
+                   "default results/evaluations/<model>__<pooler>.json")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("run", help="run or load a paper's experiment grid")

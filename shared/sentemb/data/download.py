@@ -43,6 +43,7 @@ def _download(url: str, target: Path) -> None:
 
 def _unpack_senteval(archive: Path, root: Path) -> None:
     """Unpack senteval.tar so that its STS/, SICK/, MR/ ... folders land in ``root/senteval/downstream``."""
+    root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=root) as tmp:
         with tarfile.open(archive) as tar:
             tar.extractall(tmp, filter="data")

@@ -119,3 +119,13 @@ def format_table(summary: Mapping[str, float]) -> str:
     head = " | ".join(n.rjust(w) for n, w in zip(names, widths))
     vals = " | ".join(f"{summary[n]:.2f}".rjust(w) for n, w in zip(names, widths))
     return f"{head}\n{'-' * len(head)}\n{vals}"
+
+
+def format_aggregations(results: Mapping[str, dict]) -> str:
+    """STS12-16 under SentEval's three aggregations (Spearman x 100), one line each."""
+    years = [t for t in STS_SUBSETS if t in results]
+    lines = ["aggr.  " + " ".join(t.rjust(6) for t in years)]
+    for aggregation in ("all", "mean", "wmean"):
+        values = [100 * results[t]["aggregate"]["spearman"][aggregation] for t in years]
+        lines.append(f"{aggregation:6s} " + " ".join(f"{v:6.2f}" for v in values))
+    return "\n".join(lines)
