@@ -47,6 +47,10 @@ def test_ensure_runs_once_and_writes_a_complete_record(monkeypatch):
     assert [p["step"] for p in record["training"]["dev_curve"]] == [0, 3, 6]
     for key in ("alignment", "uniformity", "singular_values", "cosine_by_rating"):
         assert key in record["analysis"]
+    from sentemb import settings
+
+    assert not (settings.checkpoints_root() / spec.run_id / "state.pt").exists()
+    assert (settings.checkpoints_root() / spec.run_id / "best" / "config.json").is_file()
     prov = record["provenance"]
     assert prov["synthetic_data"] is True and prov["seed"] == spec.seed and "torch" in prov["packages"]
     assert record["timing"]["total_seconds"] > 0
@@ -95,7 +99,10 @@ def test_interrupted_training_resumes_to_the_same_result(tmp_path):
     resumed = train(SentenceEncoder.from_name(spec.backbone, spec.pooler, seed=spec.seed), spec, rows, evaluate,
                     tmp_path / "resumed", progress=False)
     assert resumed.resumed_from_step == 3
-    assert not (tmp_path / "resumed" / "state.pt").exists()
+    assert (tmp_path / "resumed" / "state.pt").is_file()  # kept until the run record is written
+    again = train(SentenceEncoder.from_name(spec.backbone, spec.pooler, seed=spec.seed), spec, rows, evaluate,
+                  tmp_path / "resumed", progress=False)
+    assert again.resumed_from_step == 6 and again.best_dev == resumed.best_dev  # nothing is trained twice
     ref_curve = [round(p["stsb_dev_spearman"], 6) for p in reference.dev_curve]
     new_curve = [round(p["stsb_dev_spearman"], 6) for p in resumed.dev_curve]
     assert new_curve == ref_curve

@@ -105,11 +105,14 @@ def run_sts(encode, tasks: Sequence[str] = ALL_TASKS, splits: Sequence[str] = ("
     """Load ``tasks``, encode every unique sentence once with ``encode(list[str]) -> ndarray``, score."""
     task_objs = [loaded[t] if loaded and t in loaded else load_task(t, synthetic=synthetic) for t in tasks]
     sentences = needed_sentences(task_objs, splits)
-    vectors = encode(sentences)
-    lookup = dict(zip(sentences, vectors))
-    results = {task.name: evaluate_task(task, lookup, splits) for task in task_objs}
-    return {"protocol": PROTOCOL, "splits": list(splits), "n_sentences": len(sentences), "tasks": results,
-            "summary": summarise(results)}
+    lookup = dict(zip(sentences, encode(sentences)))
+    return {**score(task_objs, lookup, splits), "n_sentences": len(sentences)}
+
+
+def score(tasks: Sequence[STSTask], lookup: Mapping[str, np.ndarray], splits: Sequence[str]) -> dict:
+    """Every task scored from embeddings looked up by sentence, with the protocol and the summary row."""
+    results = {task.name: evaluate_task(task, lookup, splits) for task in tasks}
+    return {"protocol": PROTOCOL, "splits": list(splits), "tasks": results, "summary": summarise(results)}
 
 
 def format_table(summary: Mapping[str, float]) -> str:

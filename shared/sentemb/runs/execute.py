@@ -18,7 +18,7 @@ from sentemb.data.files import track_reads
 from sentemb.data.sts import ALL_TASKS, load_task
 from sentemb.errors import SentembError
 from sentemb.evaluate.embedding_cache import cached_encode
-from sentemb.evaluate.sts import PROTOCOL, correlations, evaluate_task, needed_sentences, pair_scores, summarise
+from sentemb.evaluate.sts import correlations, needed_sentences, pair_scores, score
 from sentemb.models.backbone import TINY_RANDOM_BERT
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.runs import provenance, store
@@ -72,11 +72,7 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -
                                    stsb.parts["dev"].sentences()))
     vectors = encoder.encode(sentences, batch_size=ENCODE_BATCH, progress=progress and "final evaluation")
     lookup = dict(zip(sentences, vectors))
-    if spec.final_eval == "sts":
-        per_task = {t.name: evaluate_task(t, lookup, splits) for t in tasks}
-        metrics = {"protocol": PROTOCOL, "tasks": per_task, "summary": summarise(per_task)}
-    else:
-        metrics = {"protocol": PROTOCOL, "tasks": {}, "summary": {}}
+    metrics = score(eval_tasks, lookup, splits)
     dev = stsb.parts["dev"]
     metrics["stsb_dev_spearman"] = correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
     metrics["n_sentences_encoded"] = len(sentences)
@@ -133,5 +129,7 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
                    "train_seconds": training["train_seconds"] if training else 0.0},
     }
     store.save(record)
+    if spec.trains:  # the record is safe: the resumable training state is no longer needed
+        (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
     return record
 

@@ -8,7 +8,9 @@ alignment/uniformity trajectory (SimCSE Figure 2) measured on the same dev embed
 Step 0 (the untouched backbone) is evaluated for the curve but, as in SimCSE's trainer, it is not a
 candidate for selection. The loop is seeded, and resumable: after each evaluation it atomically
 writes ``state.pt`` (weights, optimizer, scheduler, RNG, curve) so an interrupted run continues from
-its last evaluation with the same data order. A finished run deletes its state and keeps ``best/``.
+its last evaluation with the same data order. The state outlives the loop (a crash in the final
+evaluation does not cost the training); the executor deletes it once the run record is written.
+``best/`` is kept.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ def train(encoder: SentenceEncoder, spec: RunSpec, rows: list, evaluate_dev: Cal
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _linear_schedule(spec.warmup_steps, spec.steps))
 
-    start, curve, losses, resumed = 0, [], [], None
+    start, curve, losses, resumed, train_seconds = 0, [], [], None, 0.0
     best_step, best_dev = -1, float("-inf")
     if state_path.is_file():
         state = torch.load(state_path, map_location=encoder.device, weights_only=False)
@@ -96,7 +98,7 @@ def train(encoder: SentenceEncoder, spec: RunSpec, rows: list, evaluate_dev: Cal
             torch.random.set_rng_state(state["torch_rng"])
             start, curve, losses = state["step"], state["curve"], state["losses"]
             best_step, best_dev = state["best_step"], state["best_dev"]
-            resumed = start
+            train_seconds, resumed = state["train_seconds"], start
         else:  # a state of another spec: restart cleanly
             state_path.unlink()
     if resumed is None:
@@ -107,7 +109,6 @@ def train(encoder: SentenceEncoder, spec: RunSpec, rows: list, evaluate_dev: Cal
 
     rng = random.Random(spec.seed * 1_000_003 + start)  # augmentation randomness, resumable by step
     encoder.train()
-    train_seconds = 0.0
     bar = tqdm(range(start, spec.steps), initial=start, total=spec.steps, desc=f"train {spec.objective}",
                disable=not progress, mininterval=2.0)
     for step in bar:
@@ -132,11 +133,9 @@ def train(encoder: SentenceEncoder, spec: RunSpec, rows: list, evaluate_dev: Cal
             _atomic_save({"run_id": spec.run_id, "step": done, "model": encoder.state_dict(),
                           "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                           "torch_rng": torch.random.get_rng_state(), "curve": curve, "losses": losses,
-                          "best_step": best_step, "best_dev": best_dev}, state_path)
+                          "best_step": best_step, "best_dev": best_dev, "train_seconds": train_seconds}, state_path)
             bar.set_postfix(loss=f"{point['loss']:.3f}", dev=f"{100 * point['stsb_dev_spearman']:.2f}")
-    state_path.unlink(missing_ok=True)
-    steps_run = spec.steps - start
-    rows_seen = steps_run * spec.batch_size
+    rows_seen = spec.steps * spec.batch_size  # over the whole run, resumed parts included
     return TrainOutcome(
         dev_curve=curve, best_step=best_step, best_dev=best_dev, train_seconds=train_seconds,
         rows_seen=rows_seen,
