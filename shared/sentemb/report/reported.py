@@ -1,6 +1,16 @@
-"""The papers' reported numbers, one CSV per table in ``papers/<paper>/reported/``.
+"""The papers' reported numbers, one CSV per table in ``papers/<paper>/reported/``: the one place where
+their schema is documented.
 
-Schema (long format, one row per number):
+Files of a paper's ``reported/`` folder:
+
+- ``index.csv``: every table and figure of the paper (appendix included): paper, item ("Table 5",
+  "Figure F.1"), kind (table/figure, or text for numbers stated in the running text), caption, stored (numbers/text/no), file, avg_columns (what the
+  table's "Avg." column averages: ``all`` other columns of the row, or labels separated by ``;``), note.
+- ``<table>.csv``: a numeric table in long format (below).
+- ``<table>.text.csv``: a table of text (retrieval examples, sampled spans): paper, table, group, row,
+  column, text, note.
+
+Numeric schema (long format, one row per number):
 
 | column      | meaning                                                              |
 |-------------|----------------------------------------------------------------------|
@@ -14,7 +24,11 @@ Schema (long format, one row per number):
 | aggregation | all / mean / wmean for STS12-16 where the paper says                 |
 | metric      | spearman, pearson, accuracy, ...                                     |
 | backbone    | the pre-trained encoder of the row                                   |
-| note        | anything the reader must know about this number (errors in the paper, ...) |
+| note        | anything the reader must know: ``inconsistent: ...`` where the paper contradicts itself |
+|             | (kept as printed, never corrected), ``unknown: ...`` where extraction lost the number (value |
+|             | empty), ``not reported: ...`` where the paper prints "-"                           |
+
+The key of a number is (table, group, row, column, split, aggregation, metric); it is unique.
 """
 
 from __future__ import annotations
@@ -27,20 +41,49 @@ from sentemb import settings
 from sentemb.errors import DataError
 
 COLUMNS = ["paper", "table", "group", "row", "column", "value", "split", "aggregation", "metric", "backbone", "note"]
+TEXT_COLUMNS = ["paper", "table", "group", "row", "column", "text", "note"]
+INDEX_COLUMNS = ["paper", "item", "kind", "caption", "stored", "file", "avg_columns", "note"]
+KEY = ["table", "group", "row", "column", "split", "aggregation", "metric"]
+PAPERS = ("simcse", "simcse_pp", "declutr", "tncse", "noncontrastive")
 
 
 def reported_dir(paper: str) -> Path:
     return settings.REPO_ROOT / "papers" / paper / "reported"
 
 
-def load_reported(paper: str, name: str) -> pd.DataFrame:
-    """``name`` is the CSV's stem, e.g. ``load_reported("simcse", "table5")``."""
-    path = reported_dir(paper) / f"{name}.csv"
+def _read(path: Path, columns: list[str], numeric: bool) -> pd.DataFrame:
     if not path.is_file():
-        available = sorted(p.stem for p in reported_dir(paper).glob("*.csv"))
-        raise DataError(f"no reported table {path}; available for {paper}: {available}")
-    frame = pd.read_csv(path, dtype={"value": float}, keep_default_na=False, na_values={"value": [""]})
-    missing = set(COLUMNS) - set(frame.columns)
-    if missing:
-        raise DataError(f"{path} lacks the columns {sorted(missing)} (schema: {COLUMNS})")
-    return frame[COLUMNS]
+        raise DataError(f"no file {path}")
+    dtype = {c: str for c in columns if c != "value"}
+    frame = pd.read_csv(path, dtype=dtype, keep_default_na=False)
+    if list(frame.columns) != columns:
+        raise DataError(f"{path}: header {list(frame.columns)} differs from the schema {columns}")
+    if numeric:
+        frame["value"] = pd.to_numeric(frame["value"].replace("", float("nan")), errors="raise")
+    return frame
+
+
+def load_index(paper: str) -> pd.DataFrame:
+    """Every table and figure of ``paper`` with its caption and whether its numbers are stored."""
+    return _read(reported_dir(paper) / "index.csv", INDEX_COLUMNS, numeric=False)
+
+
+def load_reported(paper: str, name: str) -> pd.DataFrame:
+    """A reported table as a DataFrame. ``name`` is the paper's name of the table ("Table 5", "Table A.1")
+    or its file stem ("table5", "table8.text"); text tables have a ``text`` column instead of ``value``."""
+    index = load_index(paper)
+    hit = index[(index["item"] == name) & (index["stored"] != "no")]
+    stem = hit["file"].iloc[0].removesuffix(".csv") if len(hit) else name
+    path = reported_dir(paper) / f"{stem}.csv"
+    if not path.is_file():
+        stored = index.loc[index["stored"] != "no", "item"].tolist()
+        raise DataError(f"no reported table {name!r} for {paper} ({path}); stored tables: {stored}")
+    text = stem.endswith(".text")
+    return _read(path, TEXT_COLUMNS if text else COLUMNS, numeric=not text)
+
+
+def load_all_reported(paper: str) -> pd.DataFrame:
+    """Every numeric table of ``paper`` in one long DataFrame."""
+    index = load_index(paper)
+    files = index.loc[index["stored"] == "numbers", "file"]
+    return pd.concat([_read(reported_dir(paper) / f, COLUMNS, numeric=True) for f in files], ignore_index=True)
