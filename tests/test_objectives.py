@@ -62,3 +62,149 @@ def test_losses_have_gradients_and_reject_bad_alpha():
     assert z1.grad is not None and torch.isfinite(z1.grad).all()
     with pytest.raises(ValueError):
         SupervisedInfoNCE(alpha=0.0)
+
+
+# -- SimCSE++: decoupled / off-dropout InfoNCE (Eq. 2-3) ---------------------------------------------------
+from sentemb.models.projector import ExpanderProjector  # noqa: E402
+from sentemb.objectives.barlow_twins import BarlowTwins, correlation_rank, cross_correlation  # noqa: E402
+from sentemb.objectives.dimension_contrastive import DimensionWiseContrastive  # noqa: E402
+from sentemb.objectives.off_dropout_infonce import (DecoupledInfoNCE, add_gaussian_noise,  # noqa: E402
+                                                    encode_without_dropout, mean_of_dropout_samples)
+from sentemb.objectives.vicreg import VICReg, variance_hinge  # noqa: E402
+
+Z1 = torch.tensor([[1.0, 2.0, 0.0], [0.5, -1.0, 1.0], [0.0, 1.0, 1.0]])
+Z2 = torch.tensor([[1.0, 1.5, 0.5], [0.0, -1.0, 1.0], [1.0, 0.0, 1.0]])
+Z0 = torch.tensor([[0.9, 1.8, 0.2], [0.4, -0.8, 1.1], [0.1, 1.2, 0.8]])
+
+
+@pytest.mark.parametrize("m", [1.0, 0.9])
+def test_off_dropout_infonce_matches_eq3_written_out(m):
+    tau = 0.05
+    losses = []
+    for i in range(3):
+        pos = math.exp(_cos(Z1[i], Z2[i]) / tau)
+        neg = sum(math.exp(_cos(Z0[i], Z0[j]) / tau) for j in range(3) if j != i)
+        losses.append(-math.log(pos / (pos + m * neg)))
+    got = DecoupledInfoNCE(tau, m)(Z1, Z2, Z0, Z0).item()
+    assert got == pytest.approx(sum(losses) / 3, rel=1e-5)
+
+
+def test_decoupled_infonce_reduces_to_simcse_and_official_variant():
+    assert DecoupledInfoNCE(0.05)(Z1, Z2).item() == pytest.approx(UnsupervisedInfoNCE(0.05)(Z1, Z2).item(), rel=1e-6)
+    tau, m = 0.1, 0.9
+    losses = []
+    for i in range(3):
+        pos = m * _cos(Z1[i], Z2[i]) / tau  # the official code scales the positive logit
+        neg = [_cos(Z0[i], Z0[j]) / tau for j in range(3) if j != i]
+        losses.append(-pos + math.log(math.exp(pos) + sum(math.exp(v) for v in neg)))
+    got = DecoupledInfoNCE(tau, m, trade_off="official")(Z1, Z2, Z0, Z0).item()
+    assert got == pytest.approx(sum(losses) / 3, rel=1e-5)
+
+
+def test_noise_helpers():
+    g = torch.Generator().manual_seed(0)
+    noisy = add_gaussian_noise(torch.zeros(4000, 4), variance=0.1, generator=g)
+    assert noisy.var().item() == pytest.approx(0.1, rel=0.05)
+    calls = iter([torch.ones(2, 2), 3 * torch.ones(2, 2)])
+    assert torch.equal(mean_of_dropout_samples(lambda: next(calls), k=2), 2 * torch.ones(2, 2))
+
+
+def test_off_dropout_encoding_switches_dropout_off_and_back():
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.5))
+    net.train()
+    x = torch.randn(3, 4)
+    off = encode_without_dropout(net, lambda: net(x))
+    assert torch.allclose(off, net[0](x)) and off.requires_grad  # no dropout, gradients kept
+    assert net[1].training  # restored
+
+
+# -- SimCSE++ DCL (Eq. 5-6) -----------------------------------------------------------------------------
+def _standardise(column):
+    n = len(column)
+    mean = sum(column) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in column) / (n - 1))
+    return [(v - mean) / std for v in column]
+
+
+def test_dcl_matches_eq5_written_out():
+    tau = 5.0
+    a = [_standardise(Z1[:, c].tolist()) for c in range(3)]
+    b = [_standardise(Z2[:, c].tolist()) for c in range(3)]
+    total = 0.0
+    for c in range(3):
+        s = [sum(a[c][i] * b[d][i] for i in range(3)) / tau for d in range(3)]
+        total += -math.log(math.exp(s[c]) / sum(math.exp(v) for v in s))
+    assert DimensionWiseContrastive(tau)(Z1, Z2).item() == pytest.approx(total, rel=1e-5)
+
+
+def test_dcl_official_variant_is_scaled_batchnorm_form():
+    torch.manual_seed(1)
+    z1, z2 = torch.randn(8, 5), torch.randn(8, 5)
+    bn = torch.nn.BatchNorm1d(5, affine=False)
+    c = bn(z1).T @ bn(z2) / 8 / 5.0
+    expected = torch.nn.functional.cross_entropy(c, torch.arange(5))
+    assert DimensionWiseContrastive(5.0, variant="official")(z1, z2).item() == pytest.approx(expected.item(), rel=1e-5)
+
+
+# -- Barlow Twins (non-contrastive Eq. 2, SimCSE++ Eq. 4) and the rank bottleneck ---------------------------
+def test_barlow_twins_is_zero_for_identity_correlation():
+    z = torch.tensor([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])  # centred, uncorrelated columns
+    assert torch.allclose(cross_correlation(z, z), torch.eye(2), atol=1e-6)
+    assert BarlowTwins(off_diagonal_weight=0.5)(z, z).item() == pytest.approx(0.0, abs=1e-10)
+
+
+def test_barlow_twins_matches_eq2_written_out():
+    lam = 0.3
+    def pearson(x, y):
+        mx, my = sum(x) / len(x), sum(y) / len(y)
+        num = sum((a - mx) * (b - my) for a, b in zip(x, y))
+        return num / math.sqrt(sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
+    c = [[pearson(Z1[:, i].tolist(), Z2[:, j].tolist()) for j in range(3)] for i in range(3)]
+    expected = sum((1 - c[i][i]) ** 2 for i in range(3)) + lam * sum(c[i][j] ** 2 for i in range(3) for j in range(3) if i != j)
+    assert BarlowTwins(lam)(Z1, Z2).item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_correlation_rank_is_at_most_the_batch_size_and_padding_raises_it():
+    torch.manual_seed(2)
+    za, zb = torch.randn(8, 32), torch.randn(8, 32)
+    assert correlation_rank(za, zb) <= 8
+    assert correlation_rank(za, zb, centred=True) <= 7
+    g = torch.Generator().manual_seed(0)
+    padded = torch.cat([za, torch.randn(16, 32, generator=g)]), torch.cat([zb, torch.randn(16, 32, generator=g)])
+    assert correlation_rank(*padded) > 8
+    loss = BarlowTwins(pad=16, generator=torch.Generator().manual_seed(0))(za, zb)
+    assert torch.isfinite(loss)
+
+
+# -- VICReg (non-contrastive Eq. 3) and the projector -----------------------------------------------------
+def test_vicreg_variance_term_is_zero_when_every_std_is_at_least_one():
+    z = torch.tensor([[2.0, -3.0], [-2.0, 3.0], [2.0, 3.0], [-2.0, -3.0]])
+    assert variance_hinge(z).item() == 0.0
+
+
+def test_vicreg_matches_eq3_written_out():
+    n, d = 3, 3
+    inv = sum(sum((Z1[i, k] - Z2[i, k]).item() ** 2 for k in range(d)) for i in range(n)) / n
+    def var_term(z):
+        total = 0.0
+        for k in range(d):
+            col = z[:, k].tolist()
+            mean = sum(col) / n
+            std = math.sqrt(sum((v - mean) ** 2 for v in col) / (n - 1) + 1e-4)
+            total += max(0.0, 1.0 - std)
+        return total / d
+    def cov_term(z):
+        cols = [z[:, k].tolist() for k in range(d)]
+        means = [sum(c) / n for c in cols]
+        cov = [[sum((cols[a][i] - means[a]) * (cols[b][i] - means[b]) for i in range(n)) / (n - 1) for b in range(d)] for a in range(d)]
+        return sum(cov[a][b] ** 2 for a in range(d) for b in range(d) if a != b) / d
+    expected = 2.0 * inv + 3.0 * (var_term(Z1) + var_term(Z2)) + 0.5 * (cov_term(Z1) + cov_term(Z2))
+    assert VICReg(2.0, 3.0, 0.5)(Z1, Z2).item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_projector_shape():
+    projector = ExpanderProjector(16, width=32)
+    assert projector(torch.randn(4, 16)).shape == (4, 32)
+    assert [type(m).__name__ for m in projector] == ["Linear", "BatchNorm1d", "ReLU", "Linear", "BatchNorm1d",
+                                                     "ReLU", "Linear"]
