@@ -26,7 +26,8 @@ def test_registry_has_every_simcse_dataset_with_hashes():
             "snli_devtest_for_simcse", "wiki1m_for_simcse", "nli_for_simcse"} <= names
     for f in all_files():
         assert f.sha256 is None or len(f.sha256) == 64
-        assert f.sha256 is not None or f.source in ("wiki1m_for_simcse.txt", "nli_for_simcse.csv")
+        assert f.sha256 is not None or f.source in ("wiki1m_for_simcse.txt", "nli_for_simcse.csv") \
+            or (f.source == "probing" and len(f.git_blob_sha1) == 40)
     assert lookup(STSB_DEV).dataset == "stsb"
     with pytest.raises(ConfigError, match="unknown dataset"):
         files_of("sts99")
@@ -49,6 +50,16 @@ def test_corrupt_file_names_expected_and_found_hash(tmp_path, monkeypatch):
         files.verified_path(STSB_DEV)
     message = str(info.value)
     assert lookup(STSB_DEV).sha256 in message and files.sha256_of(target) in message
+
+
+def test_git_blob_sha1_guards_the_probing_files(tmp_path, monkeypatch):
+    relpath = files_of("probing_past_present")[0].relpath
+    target = tmp_path / relpath
+    target.parent.mkdir(parents=True)
+    target.write_text("tr\tPRES\tnot the real file\n")
+    monkeypatch.setenv("SENTEMB_DATA", str(tmp_path))
+    with pytest.raises(DataError, match="expected git blob sha1"):
+        files.verified_path(relpath)
 
 
 def test_mirror_only_files_say_so_without_a_mirror(monkeypatch):

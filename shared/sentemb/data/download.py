@@ -17,7 +17,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from sentemb import settings
-from sentemb.data.files import sha256_of
+from sentemb.data.files import git_blob_sha1_of, sha256_of
 from sentemb.data.registry import SOURCES, files_of
 from sentemb.errors import DataError
 
@@ -69,25 +69,30 @@ def fetch(dataset: str) -> list[Path]:
     files = files_of(dataset)
     sources = {f.source for f in files}
     for source in sorted(sources):
-        url = SOURCES[source]
-        if url is None:
+        if SOURCES[source] is None:
             raise DataError(f"dataset {dataset!r} exists only in the offline mirror; set SENTEMB_DATA to use it")
         if source == "senteval.tar":
             if all((root / f.relpath).is_file() for f in files):
                 continue
             archive = settings.cache_root() / "downloads" / "senteval.tar"
             if not archive.is_file():
-                _download(url, archive)
+                _download(SOURCES[source], archive)
             _unpack_senteval(archive, root)
         else:
             for f in files:
                 if not (root / f.relpath).is_file():
-                    _download(url, root / f.relpath)
+                    _download(f.url, root / f.relpath)
     paths = []
     for f in files:
         path = root / f.relpath
         digest = sha256_of(path)
-        if f.sha256 is None:
+        if f.sha256 is None and f.git_blob_sha1 is not None:
+            blob = git_blob_sha1_of(path)
+            if blob != f.git_blob_sha1:
+                path.unlink()
+                raise DataError(f"downloaded {f.relpath} has git blob sha1 {blob}, expected "
+                                f"{f.git_blob_sha1}; it was deleted, retry the fetch")
+        elif f.sha256 is None:
             print(f"{f.relpath}: sha256 {digest} (not yet in the registry: record it in registry.tsv)")
         elif digest != f.sha256:
             raise DataError(f"downloaded {path} has sha256 {digest}, expected {f.sha256}; delete it and retry")

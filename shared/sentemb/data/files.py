@@ -60,7 +60,20 @@ def verified_path(relpath: str) -> Path:
     return path
 
 
+def git_blob_sha1_of(path: Path) -> str:
+    """The id git gives the file's content: sha1 of ``b"blob <size>\\0"`` + content."""
+    data = path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
 def _check(entry: DataFile, path: Path) -> str:
+    if entry.sha256 is None and entry.git_blob_sha1 is not None:
+        blob = git_blob_sha1_of(path)
+        if blob != entry.git_blob_sha1:
+            raise DataError(
+                f"corrupt data file {path}\n  expected git blob sha1 {entry.git_blob_sha1}\n  found    {blob}\n"
+                f"  Fix: delete the file and fetch it again (`python -m sentemb data fetch {entry.dataset}`)."
+            )
     actual = sha256_of(path)
     if entry.sha256 is not None and actual != entry.sha256:
         raise DataError(

@@ -1,12 +1,13 @@
 """The dataset registry: every file the archive reads, with its sha256 and its source.
 
-The table itself is ``registry.tsv`` beside this module (dataset, relpath, sha256, source). The
+The table itself is ``registry.tsv`` beside this module (dataset, relpath, sha256, source, git_blob_sha1). The
 relpath is the file's place in the mirror *and* in the download cache: the mirror
 (``SENTEMB_DATA``) has exactly the layout that the real downloads leave.
 
-``sha256 = unknown`` marks the two full-size SimCSE training files whose hash could not be
-verified offline; they are checked on first download and the hash is then printed so it can be
-recorded here (never guessed).
+``sha256 = unknown`` marks files whose sha256 could not be verified offline: the two full-size SimCSE
+training files (``data fetch`` prints their hash so it can be recorded here; never guessed) and SentEval's
+probing files, which are checked instead against the git blob sha1 that SentEval's repository records
+for them (``git_blob_sha1``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ SOURCES = {
     "senteval.tar": "https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/main/senteval.tar",
     "wiki1m_for_simcse.txt": "https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/main/wiki1m_for_simcse.txt",
     "nli_for_simcse.csv": "https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/main/nli_for_simcse.csv",
+    # SentEval's probing data lives in its repository (data/probing/), one file per task.
+    "probing": "https://raw.githubusercontent.com/facebookresearch/SentEval/main/data/probing/{name}",
     "mirror-only": None,
 }
 
@@ -35,10 +38,12 @@ class DataFile:
     relpath: str
     sha256: str | None  # None: not known offline (see module docstring)
     source: str  # a key of SOURCES
+    git_blob_sha1: str | None = None
 
     @property
     def url(self) -> str | None:
-        return SOURCES[self.source]
+        template = SOURCES[self.source]
+        return None if template is None else template.format(name=self.relpath.rsplit("/", 1)[-1])
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +51,8 @@ def all_files() -> tuple[DataFile, ...]:
     with open(REGISTRY_TSV, encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     return tuple(
-        DataFile(r["dataset"], r["relpath"], None if r["sha256"] == "unknown" else r["sha256"], r["source"])
+        DataFile(r["dataset"], r["relpath"], None if r["sha256"] == "unknown" else r["sha256"], r["source"],
+                 r["git_blob_sha1"] or None)
         for r in rows
     )
 
