@@ -32,6 +32,8 @@ def test_bad_model_path_is_a_clear_error(capsys):
 def test_unknown_task_group(capsys):
     assert main(["evaluate", "--model", "tiny-random-bert", "--pooler", "avg", "--tasks", "sts,glue"]) == 2
     assert "glue" in capsys.readouterr().err
+    assert main(["evaluate", "--model", "tiny-random-bert", "--pooler", "avg", "--sts-protocol", "sbert"]) == 2
+    assert "sbert" in capsys.readouterr().err
 
 
 def test_run_all_rejects_unknown_options():
@@ -54,6 +56,7 @@ def test_evaluate_writes_json(tmp_path, monkeypatch):
     code = main(["evaluate", "--model", "tiny-random-bert", "--pooler", "avg", "--output", str(out)])
     assert code == 0
     data = json.loads(out.read_text())
-    assert set(data["tasks"]) == {"STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness"}
-    assert set(data["tasks"]["STS12"]["aggregate"]["spearman"]) == {"all", "mean", "wmean"}
+    sts = data["sts_simcse"]
+    assert set(sts["tasks"]) == {"STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness"}
+    assert set(sts["tasks"]["STS12"]["aggregate"]["spearman"]) == {"all", "mean", "wmean"}
     assert data["provenance"]["data_sha256"]

@@ -1,6 +1,6 @@
 """Command line: ``python -m sentemb <command> --help``.
 
-    evaluate   re-evaluate any model directory or hub id on the STS tasks (JSON + printed table)
+    evaluate   evaluate any model directory or hub id: STS, SentEval transfer/probing, MTEB (JSON + tables)
     run        run (or load) the records of a paper's experiment grid for a profile
     notebook   execute a paper's notebook with papermill (tables -> results/, figures -> figures/)
     data       verify the registered data files, or fetch them (full profile)
@@ -37,38 +37,55 @@ def default_evaluation_path(model: str, pooler: str) -> Path:
 
 def cmd_evaluate(args) -> int:
     from sentemb.data.files import track_reads
-    from sentemb.data.sts import ALL_TASKS
-    from sentemb.evaluate.sts import format_aggregations, format_table, run_sts
+    from sentemb.evaluate.sts import format_aggregations, format_table
+    from sentemb.evaluate.suite import evaluate_model, parse_groups
     from sentemb.models.encoder import SentenceEncoder
     from sentemb.runs import provenance
 
-    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
-    unknown = [t for t in tasks if t != "sts"]
-    if unknown:
-        raise SentembError(f"unknown task group(s) {unknown}; available now: sts (transfer and mteb come later)")
+    groups = parse_groups(args.tasks)
     splits = tuple(s.strip() for s in args.splits.split(","))
     bad = [s for s in splits if s not in ("train", "dev", "test")]
     if bad:
         raise SentembError(f"unknown split(s) {bad} for STS-B/SICK-R; choose from train, dev, test")
+    protocols = tuple(p.strip() for p in args.sts_protocol.split(","))
     encoder = SentenceEncoder.from_name(args.model, args.pooler)
     if args.device:
         encoder.to(args.device)
     started = time.perf_counter()
     with track_reads() as hashes:
-        result = run_sts(lambda s: encoder.encode(s, batch_size=args.batch_size, progress=True), ALL_TASKS, splits)
-    result["model"] = args.model
-    result["pooler"] = args.pooler
-    result["seconds"] = time.perf_counter() - started
+        result, _ = evaluate_model(lambda s: encoder.encode(s, batch_size=args.batch_size, progress=True), groups,
+                                   sts_protocols=protocols, sts_splits=splits, transfer_mode=args.transfer_mode,
+                                   mteb_model=encoder)
+    result.update(model=args.model, pooler=args.pooler, total_seconds=time.perf_counter() - started)
     result["provenance"] = {**provenance.collect(encoder.device), "data_sha256": hashes,
                             "truncated_eval_sentences": encoder.truncated_sentences}
-    print(f"{args.model} ({args.pooler}), Spearman x 100, STS12-16 'all', STS-B/SICK-R test:")
-    print(format_table(result["summary"]))
-    print(format_aggregations(result["tasks"]))
-    print(f"{result['n_sentences']} unique sentences encoded in {result['seconds']:.1f} s")
+    for protocol in protocols if "sts" in groups else ():
+        sts = result[f"sts_{protocol}"]
+        print(f"\n{args.model} ({args.pooler}), STS, Spearman x 100, protocol {protocol}: {sts['protocol']}")
+        print(format_table(sts["summary"]))
+        print(format_aggregations(sts["tasks"]))
+    if "transfer" in result:
+        t = result["transfer"]
+        print(f"\nSentEval transfer/probing, accuracy (test), parameters '{t.get('mode')}':")
+        for name, r in t["tasks"].items():
+            extra = f"  (dev {r['devacc']:.2f}" + (f", F1 {r['f1']:.2f})" if "f1" in r else ")") if "acc" in r else ""
+            print(f"  {name:22s} {r['acc']:6.2f}{extra}" if "acc" in r else f"  {name:22s} {r['status']}: {r['reason']}")
+        if "Avg." in t.get("summary", {}):
+            print(f"  {'Avg. (SimCSE 7 tasks)':22s} {t['summary']['Avg.']:6.2f}")
+    if "mteb" in result:
+        m = result["mteb"]
+        ran = {n: r for n, r in m["tasks"].items() if r["status"] == "ok"}
+        print(f"\nMTEB (mteb {m['mteb_version']}), main score x 100; {len(ran)} of {len(m['tasks'])} tasks ran:")
+        for name, r in ran.items():
+            print(f"  {name:30s} {r['main_score']:6.2f}  {r['main_metric']}  ({r['seconds']:.0f} s)")
+        for category, avg in m["category_averages"].items():
+            if avg["n_tasks"]:
+                print(f"  {category:30s} {avg['mean']:6.2f}  (over {avg['n_tasks']} of {avg['of']} tasks)")
+    print(f"\n{result['n_sentences']} unique sentences encoded once; total {result['total_seconds']:.1f} s")
     out = Path(args.output) if args.output else default_evaluation_path(args.model, args.pooler)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")
-    tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(result, indent=1, default=float) + "\n", encoding="utf-8")
     tmp.replace(out)
     print(f"wrote {out}")
     return 0
@@ -150,10 +167,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("evaluate", help="evaluate a model on the STS tasks (SentEval protocol as in SimCSE)")
+    p = sub.add_parser("evaluate", help="evaluate a model: STS, SentEval transfer/probing, MTEB")
     p.add_argument("--model", required=True, help="model directory, hub id, all-MiniLM-L6-v2 or tiny-random-bert")
     p.add_argument("--pooler", required=True, choices=POOLERS)
-    p.add_argument("--tasks", default="sts", help="task groups, comma-separated (now: sts)")
+    p.add_argument("--tasks", default="sts", help="task groups, comma-separated: sts, transfer (SimCSE's 7), "
+                   "declutr (the 7 + SST5, SICK-E), probing (10 tasks), mteb")
+    p.add_argument("--sts-protocol", default="simcse", help="simcse (cosine, 'all'), senteval (DeCLUTR's: "
+                   "'mean' + trained regressor for STS-B/SICK-R), or both: simcse,senteval")
+    p.add_argument("--transfer-mode", default="fasttest", choices=("fasttest", "test"),
+                   help="SimCSE's SentEval parameter sets: fasttest (kfold 5, rmsprop) or test (kfold 10, adam)")
     p.add_argument("--splits", default="test", help="STS-B/SICK-R splits to score, e.g. dev,test (default test)")
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--device", default=None, help="e.g. cpu or cuda (default: the model's)")

@@ -1,1 +1,12 @@
-"""Evaluators. ``sts``: SentEval's STS protocol as SimCSE runs it (more protocols come later)."""
+"""Evaluators.
+
+``sts``                  SentEval's STS protocol as SimCSE runs it (and DeCLUTR's original-SentEval variant)
+``relatedness``          the original SentEval's trained regressor for STS-B and SICK-R
+``senteval_classifier``  SentEval's logistic regression on frozen embeddings
+``transfer``             SentEval's transfer and probing tasks (cross-validation, k-fold, train/dev/test)
+``mteb_adapter``         MTEB through the mteb package, offline through the mirror
+``suite``                every group in one call, each unique sentence encoded once
+``embedding_cache``      step-0 embeddings shared across a grid; a run's evaluation embeddings kept for reuse
+"""
+
+GROUPS = ("sts", "transfer", "declutr", "probing", "mteb")

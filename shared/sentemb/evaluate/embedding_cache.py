@@ -1,9 +1,11 @@
-"""Cache of embeddings of an *untrained* model state (a backbone before step 0).
+"""Embeddings kept on disk so that nothing is encoded twice.
 
-Every run of a grid that starts from the same backbone evaluates the same step-0 model on STS-B
-dev (dropout is off at evaluation), so those embeddings are computed once and stored under
-``$SENTEMB_CACHE/embeddings``. Trained models are never cached here: their numbers live in the run
-records.
+- :func:`cached_encode`: embeddings of an *untrained* model state (a backbone before step 0). Every run of a grid
+  that starts from the same backbone evaluates the same step-0 model on STS-B dev (dropout is off at evaluation),
+  so those embeddings are computed once, under ``$SENTEMB_CACHE/embeddings``.
+- :func:`save_run_embeddings` / :func:`load_run_embeddings`: the final evaluation embeddings of a run (every
+  sentence of every evaluator, encoded once), kept under ``$SENTEMB_CACHE/embeddings/runs/<run_id>.npz`` so that a
+  notebook or a later evaluator of that run can reuse them without the checkpoint.
 """
 
 from __future__ import annotations
@@ -39,3 +41,27 @@ def cached_encode(identity: dict, sentences: list[str], compute: Callable[[list[
     np.save(tmp, vectors)
     tmp.replace(path)
     return vectors
+
+
+def run_embeddings_path(run_id: str) -> Path:
+    return settings.embeddings_cache_root() / "runs" / f"{run_id}.npz"
+
+
+def save_run_embeddings(run_id: str, lookup: dict[str, np.ndarray]) -> Path:
+    path = run_embeddings_path(run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    sentences = list(lookup)
+    vectors = np.stack([lookup[s] for s in sentences]) if sentences else np.zeros((0, 0), dtype=np.float32)
+    np.savez(tmp, sentences=np.array(sentences, dtype=object), vectors=vectors)
+    tmp.replace(path)
+    return path
+
+
+def load_run_embeddings(run_id: str) -> dict[str, np.ndarray] | None:
+    """The run's evaluation embeddings by sentence, or None when this machine's cache does not have them."""
+    path = run_embeddings_path(run_id)
+    if not path.is_file():
+        return None
+    with np.load(path, allow_pickle=True) as data:
+        return dict(zip(data["sentences"].tolist(), data["vectors"]))

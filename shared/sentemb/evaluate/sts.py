@@ -10,6 +10,10 @@ Spearman's rho (scipy).
 - STS-B and SICK-R: a plain cosine correlation per split (SimCSE's fork; the original SentEval trains
   a regressor instead). ``test`` is the headline, ``dev`` is used for model selection.
 
+``protocol="senteval"`` is the original SentEval's variant that DeCLUTR reports: the STS12-16 headline is
+the per-subset "mean" aggregation, and STS-B and SICK-R are scored by a regressor trained on their train split
+(``evaluate/relatedness.py``), so DeCLUTR's tables are compared on their own protocol.
+
 Embeddings are looked up by sentence, so the caller encodes each unique sentence exactly once.
 """
 
@@ -21,8 +25,13 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from sentemb.data.sts import ALL_TASKS, STS_SUBSETS, STSPairs, STSTask, load_task
+from sentemb.errors import ConfigError
 
-PROTOCOL = "senteval-simcse: cosine, no regressor; STS12-16 all/mean/wmean; STS-B & SICK-R per split"
+PROTOCOLS = {
+    "simcse": "senteval-simcse: cosine, no regressor; STS12-16 all/mean/wmean (headline all); STS-B & SICK-R per split",
+    "senteval": "senteval-original (DeCLUTR): STS12-16 cosine, headline mean; STS-B & SICK-R trained regressor",
+}
+PROTOCOL = PROTOCOLS["simcse"]
 HEADLINE_TASKS = ("STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness")
 SHORT_NAMES = {"STSBenchmark": "STS-B", "SICKRelatedness": "SICK-R"}
 
@@ -65,7 +74,13 @@ def aggregate(subsets: Mapping[str, dict], system: Sequence[np.ndarray], gold: S
     return out
 
 
-def evaluate_task(task: STSTask, embeddings: Mapping[str, np.ndarray], splits: Sequence[str] = ("test",)) -> dict:
+def evaluate_task(task: STSTask, embeddings: Mapping[str, np.ndarray], splits: Sequence[str] = ("test",),
+                  protocol: str = "simcse") -> dict:
+    if protocol == "senteval" and task.name not in STS_SUBSETS:
+        from sentemb.evaluate.relatedness import evaluate_task as regressor
+
+        result = regressor(task, embeddings)
+        return {**result, "headline": result["spearman"], "headline_metric": "spearman/test (regressor)"}
     if task.name in STS_SUBSETS:
         subsets, system, gold = {}, [], []
         for name, pairs in task.parts.items():
@@ -74,19 +89,20 @@ def evaluate_task(task: STSTask, embeddings: Mapping[str, np.ndarray], splits: S
             system.append(scores)
             gold.append(pairs.scores)
         agg = aggregate(subsets, system, gold)
-        return {"task": task.name, "subsets": subsets, "aggregate": agg, "headline": agg["spearman"]["all"],
-                "headline_metric": "spearman/all"}
+        aggregation = "mean" if protocol == "senteval" else "all"
+        return {"task": task.name, "subsets": subsets, "aggregate": agg, "headline": agg["spearman"][aggregation],
+                "headline_metric": f"spearman/{aggregation}"}
     results = {split: correlations(pair_scores(task.parts[split], embeddings), task.parts[split].scores)
                for split in splits}
     headline = results["test"]["spearman"] if "test" in results else None
     return {"task": task.name, "splits": results, "headline": headline, "headline_metric": "spearman/test"}
 
 
-def needed_sentences(tasks: Sequence[STSTask], splits: Sequence[str]) -> list[str]:
+def needed_sentences(tasks: Sequence[STSTask], splits: Sequence[str], protocol: str = "simcse") -> list[str]:
     out: dict[str, None] = {}
     for task in tasks:
         for name, pairs in task.parts.items():
-            if task.name in STS_SUBSETS or name in splits:
+            if task.name in STS_SUBSETS or name in splits or protocol == "senteval":
                 out.update(dict.fromkeys(pairs.sentences()))
     return list(out)
 
@@ -101,18 +117,22 @@ def summarise(results: Mapping[str, dict]) -> dict:
 
 
 def run_sts(encode, tasks: Sequence[str] = ALL_TASKS, splits: Sequence[str] = ("test",), synthetic: bool = False,
-            loaded: Mapping[str, STSTask] | None = None) -> dict:
+            protocol: str = "simcse") -> dict:
     """Load ``tasks``, encode every unique sentence once with ``encode(list[str]) -> ndarray``, score."""
-    task_objs = [loaded[t] if loaded and t in loaded else load_task(t, synthetic=synthetic) for t in tasks]
-    sentences = needed_sentences(task_objs, splits)
+    task_objs = [load_task(t, synthetic=synthetic) for t in tasks]
+    sentences = needed_sentences(task_objs, splits, protocol)
     lookup = dict(zip(sentences, encode(sentences)))
-    return {**score(task_objs, lookup, splits), "n_sentences": len(sentences)}
+    return {**score(task_objs, lookup, splits, protocol), "n_sentences": len(sentences)}
 
 
-def score(tasks: Sequence[STSTask], lookup: Mapping[str, np.ndarray], splits: Sequence[str]) -> dict:
+def score(tasks: Sequence[STSTask], lookup: Mapping[str, np.ndarray], splits: Sequence[str],
+          protocol: str = "simcse") -> dict:
     """Every task scored from embeddings looked up by sentence, with the protocol and the summary row."""
-    results = {task.name: evaluate_task(task, lookup, splits) for task in tasks}
-    return {"protocol": PROTOCOL, "splits": list(splits), "tasks": results, "summary": summarise(results)}
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"unknown STS protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+    results = {task.name: evaluate_task(task, lookup, splits, protocol) for task in tasks}
+    return {"protocol": PROTOCOLS[protocol], "protocol_name": protocol, "splits": list(splits), "tasks": results,
+            "summary": summarise(results)}
 
 
 def format_table(summary: Mapping[str, float]) -> str:

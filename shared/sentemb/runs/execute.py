@@ -15,10 +15,11 @@ from sentemb import settings
 from sentemb.analysis.stsb import align_uniform, analyse
 from sentemb.data.corpora import load_nli_triples, load_sentences
 from sentemb.data.files import track_reads
-from sentemb.data.sts import ALL_TASKS, load_task
+from sentemb.data.sts import load_task
 from sentemb.errors import SentembError
-from sentemb.evaluate.embedding_cache import cached_encode
-from sentemb.evaluate.sts import correlations, needed_sentences, pair_scores, score
+from sentemb.evaluate.embedding_cache import cached_encode, save_run_embeddings
+from sentemb.evaluate.sts import PROTOCOL, correlations, pair_scores
+from sentemb.evaluate.suite import evaluate_model
 from sentemb.models.backbone import TINY_RANDOM_BERT
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.runs import provenance, store
@@ -60,22 +61,23 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
 
 
 def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -> tuple[dict, dict]:
-    synthetic = spec.synthetic_data
-    task_names = ALL_TASKS if spec.final_eval == "sts" else ("STSBenchmark",)
-    tasks = [load_task(t, synthetic=synthetic) for t in task_names]
-    splits = tuple(dict.fromkeys(("dev", "test") + tuple(spec.analysis_splits)))
-    stsb = next(t for t in tasks if t.name == "STSBenchmark")
+    """STS (and any further groups of ``final_eval``) and the STS-B analyses, from one encoding pass."""
+    stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
     analysis_pairs = [stsb.parts[s] for s in spec.analysis_splits]
-    eval_tasks = tasks if spec.final_eval == "sts" else []
-    sentences = list(dict.fromkeys(needed_sentences(eval_tasks, splits) +
-                                   [s for p in analysis_pairs for s in p.sentences()] +
-                                   stsb.parts["dev"].sentences()))
-    vectors = encoder.encode(sentences, batch_size=ENCODE_BATCH, progress=progress and "final evaluation")
-    lookup = dict(zip(sentences, vectors))
-    metrics = score(eval_tasks, lookup, splits)
+    extra = [s for p in analysis_pairs for s in p.sentences()] + stsb.parts["dev"].sentences()
+    groups = [] if spec.final_eval == "stsb_dev" else spec.final_eval.split(",")
+    splits = tuple(dict.fromkeys(("dev", "test") + tuple(spec.analysis_splits)))
+    results, lookup = evaluate_model(
+        lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "final evaluation"), groups,
+        sts_splits=splits, transfer_mode="test" if spec.profile == "full" else "fasttest",
+        synthetic=spec.synthetic_data, mteb_model=encoder, extra_sentences=extra)
+    metrics = results.pop("sts_simcse", {"protocol": PROTOCOL, "splits": list(splits), "tasks": {}, "summary": {}})
+    metrics.update({k: v for k, v in results.items() if k in ("transfer", "mteb")})
     dev = stsb.parts["dev"]
     metrics["stsb_dev_spearman"] = correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
-    metrics["n_sentences_encoded"] = len(sentences)
+    metrics["n_sentences_encoded"] = results["n_sentences"]
+    metrics["seconds"] = results["seconds"]
+    save_run_embeddings(spec.run_id, lookup)
     return metrics, analyse(analysis_pairs, lookup, spec.analysis_splits)
 
 

@@ -13,11 +13,12 @@ import json
 from dataclasses import dataclass, field
 
 from sentemb.errors import ConfigError
+from sentemb.evaluate import GROUPS
 from sentemb.models.poolers import POOLERS
 
 OBJECTIVES = ("none", "simcse_unsup", "simcse_sup")
 AUGMENTATIONS = ("none", "delete_one_word")
-FINAL_EVALS = ("sts", "stsb_dev")
+FINAL_EVALS = ("sts", "stsb_dev")  # or groups joined by commas, "sts" first: "sts,transfer,mteb"
 PROFILES = ("smoke", "small", "full")
 
 
@@ -57,8 +58,9 @@ class RunSpec:
             problems.append(f"objective {self.objective!r} is not one of {OBJECTIVES}")
         if self.augmentation not in AUGMENTATIONS:
             problems.append(f"augmentation {self.augmentation!r} is not one of {AUGMENTATIONS}")
-        if self.final_eval not in FINAL_EVALS:
-            problems.append(f"final_eval {self.final_eval!r} is not one of {FINAL_EVALS}")
+        groups = self.final_eval.split(",")
+        if self.final_eval not in FINAL_EVALS and not (groups[0] == "sts" and set(groups) <= set(GROUPS)):
+            problems.append(f"final_eval {self.final_eval!r} is not 'stsb_dev' nor 'sts' followed by groups of {GROUPS}")
         if self.objective != "none":
             if self.steps <= 0 or self.batch_size <= 1 or self.eval_every <= 0:
                 problems.append("training needs steps > 0, batch_size > 1 and eval_every > 0")

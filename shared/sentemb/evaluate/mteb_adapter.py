@@ -1,0 +1,170 @@
+"""MTEB through the ``mteb`` package (2.26.24), not a re-implementation.
+
+- :class:`MtebEncoder` exposes a :class:`~sentemb.models.encoder.SentenceEncoder` as an mteb encoder (mteb's
+  ``AbsEncoder``: ``encode(inputs, task_metadata=..., hf_split=..., hf_subset=..., prompt_type=...)`` receives a
+  DataLoader of text batches and returns one vector per text). Embeddings already computed for the run (the
+  STS/transfer lookup) are reused; only new texts are encoded. ``normalize`` L2-normalises the output, as the
+  sentence-transformers packaging of some models does (``auto``: when the model directory's modules.json has a
+  Normalize module).
+- Tasks are the official mteb task objects (``mteb.get_task``). With the offline mirror (SENTEMB_DATA) their data
+  is injected from ``sentemb.data.mteb_mirror`` and mteb never touches the hub; without it (full profile) mteb
+  downloads the datasets itself. A task whose data cannot be had is reported as not run, with the reason.
+- The full list is the 56 English tasks of the non-contrastive paper's Table 4 (its category labels below);
+  :func:`category_averages` gives the Table 6 category means over the tasks that ran, each with its task count.
+
+Results record, per task: main score (x100), the metric name, split and subset, mteb's version, the dataset
+revision of the task metadata, and evaluation seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from sentemb import settings
+from sentemb.data.mteb_mirror import MIRROR_TASKS, load_mirror_task
+from sentemb.errors import SentembError
+
+# Non-contrastive paper, Table 4 (task -> Table 6 category).
+TABLE4_TASKS = {
+    **dict.fromkeys(["AmazonCounterfactualClassification", "AmazonPolarityClassification",
+                     "AmazonReviewsClassification", "Banking77Classification", "EmotionClassification",
+                     "ImdbClassification", "MTOPDomainClassification", "MTOPIntentClassification",
+                     "MassiveIntentClassification", "MassiveScenarioClassification",
+                     "ToxicConversationsClassification", "TweetSentimentExtractionClassification"], "Class."),
+    **dict.fromkeys(["ArxivClusteringP2P", "ArxivClusteringS2S", "BiorxivClusteringP2P", "BiorxivClusteringS2S",
+                     "MedrxivClusteringP2P", "MedrxivClusteringS2S", "RedditClustering", "RedditClusteringP2P",
+                     "StackExchangeClustering", "StackExchangeClusteringP2P", "TwentyNewsgroupsClustering"], "Clust."),
+    **dict.fromkeys(["SprintDuplicateQuestions", "TwitterSemEval2015", "TwitterURLCorpus"], "PairClass."),
+    **dict.fromkeys(["AskUbuntuDupQuestions", "MindSmallReranking", "SciDocsRR", "StackOverflowDupQuestions"],
+                    "Rerank."),
+    **dict.fromkeys(["ArguAna", "CQADupstackRetrieval", "ClimateFEVER", "DBPedia", "FEVER", "FiQA2018", "HotpotQA",
+                     "MSMARCO", "NFCorpus", "NQ", "QuoraRetrieval", "SCIDOCS", "SciFact", "TRECCOVID", "Touche2020"],
+                    "Retr."),
+    **dict.fromkeys(["BIOSSES", "SICK-R", "STS12", "STS13", "STS14", "STS15", "STS16", "STS17", "STS22",
+                     "STSBenchmark"], "STS"),
+    "SummEval": "Summ.",
+}
+SUBSETS = {"STS17": ["en-en"], "STS22": ["en"]}
+
+
+def _offline() -> bool:
+    return settings.data_root() is not None
+
+
+def _prepare_environment() -> None:
+    """Before mteb is imported: its result cache under ours, and no hub access in offline mode."""
+    os.environ.setdefault("MTEB_CACHE", str(settings.cache_root() / "mteb"))
+    if _offline():
+        for key in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+            os.environ[key] = "1"
+
+
+def _wants_normalisation(encoder) -> bool:
+    modules = Path(str(getattr(encoder.backbone, "name_or_path", ""))) / "modules.json"
+    if modules.is_file():
+        return any("Normalize" in m.get("type", "") for m in json.loads(modules.read_text()))
+    return False
+
+
+def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, normalize: str | bool = "auto",
+                      name: str | None = None, revision: str = "local"):
+    _prepare_environment()
+    from mteb.models import ModelMeta
+    from mteb.models.abs_encoder import AbsEncoder
+
+    class MtebEncoder(AbsEncoder):
+        def __init__(self) -> None:
+            self.encoder, self.lookup = encoder, dict(lookup or {})
+            self.normalize = _wants_normalisation(encoder) if normalize == "auto" else bool(normalize)
+            slug = (name or encoder.name or "model").strip("/").replace("/", "__")
+            self.mteb_model_meta = ModelMeta(
+                loader=None, name=f"sentemb/{slug}-{encoder.pooler}", revision=revision, release_date=None,
+                languages=["eng-Latn"], n_parameters=sum(p.numel() for p in encoder.parameters()),
+                memory_usage_mb=None, max_tokens=int(encoder.backbone.config.max_position_embeddings),
+                embed_dim=encoder.dim, license=None, open_weights=True, public_training_code=None,
+                public_training_data=None, framework=["PyTorch"], similarity_fn_name="cosine",
+                use_instructions=False, training_datasets=None,
+            )
+
+        def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs) -> np.ndarray:
+            texts = [text for batch in inputs for text in batch["text"]]
+            missing = [t for t in dict.fromkeys(texts) if t not in self.lookup]
+            if missing:
+                self.lookup.update(zip(missing, self.encoder.encode(missing)))
+            vectors = np.stack([self.lookup[t] for t in texts]).astype(np.float32)
+            if self.normalize:
+                vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+            return vectors
+
+    return MtebEncoder()
+
+
+def _task(name: str):
+    import mteb
+
+    task = mteb.get_task(name, hf_subsets=SUBSETS.get(name))
+    if _offline():
+        task.dataset = load_mirror_task(name)
+        task.dataset_transform()
+        task.data_loaded = True
+    return task
+
+
+def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Sequence[str] | None = None) -> dict:
+    """Evaluate ``model`` (a SentenceEncoder, or an mteb encoder from :func:`make_mteb_encoder`)."""
+    _prepare_environment()
+    import mteb
+
+    if model is None:
+        raise SentembError("MTEB needs the model itself (pass mteb_model=...)")
+    if not hasattr(model, "mteb_model_meta"):
+        model = make_mteb_encoder(model, lookup)
+    tasks = list(tasks or TABLE4_TASKS)
+    results, started_all = {}, time.perf_counter()
+    for name in tasks:
+        if _offline() and name not in MIRROR_TASKS:
+            results[name] = {"status": "not run", "reason": "data unavailable: not in the offline mirror",
+                             "category": TABLE4_TASKS.get(name)}
+            continue
+        started = time.perf_counter()
+        try:
+            task = _task(name)
+            outcome = mteb.evaluate(model, task, cache=None, overwrite_strategy="always", show_progress_bar=False,
+                                    encode_kwargs={"batch_size": 128}, co2_tracker=False)
+        except Exception as exc:  # noqa: BLE001 - mteb raises many kinds; the task is reported, not dropped
+            results[name] = {"status": "not run", "reason": f"{type(exc).__name__}: {exc}",
+                             "category": TABLE4_TASKS.get(name)}
+            continue
+        if outcome.exceptions:
+            results[name] = {"status": "not run", "reason": str(outcome.exceptions), "category": TABLE4_TASKS.get(name)}
+            continue
+        result = outcome.task_results[0]
+        split = task.eval_splits[0]
+        first = result.scores[split][0]
+        results[name] = {
+            "status": "ok", "main_score": 100 * float(result.main_score), "main_metric": task.metadata.main_score,
+            "split": split, "hf_subset": first.get("hf_subset"), "category": TABLE4_TASKS.get(name),
+            "mteb_version": result.mteb_version, "dataset_revision": result.dataset_revision,
+            "data": "offline mirror (injected)" if _offline() else "hub", "seconds": time.perf_counter() - started,
+        }
+    return {"mteb_version": mteb.__version__, "normalize": bool(getattr(model, "normalize", False)),
+            "tasks": results, "category_averages": category_averages(results),
+            "seconds": time.perf_counter() - started_all}
+
+
+def category_averages(results: Mapping[str, dict]) -> dict:
+    """Table 6 style means per category over the tasks that ran, with how many tasks each mean covers."""
+    out = {}
+    for category in dict.fromkeys(TABLE4_TASKS.values()):
+        members = [n for n, c in TABLE4_TASKS.items() if c == category]
+        ran = [results[n]["main_score"] for n in members if results.get(n, {}).get("status") == "ok"]
+        out[category] = {"mean": float(np.mean(ran)) if ran else None, "n_tasks": len(ran), "of": len(members)}
+    ran = [r["main_score"] for n, r in results.items() if r.get("status") == "ok" and n in TABLE4_TASKS]
+    out["Avg."] = {"mean": float(np.mean(ran)) if ran else None, "n_tasks": len(ran), "of": len(TABLE4_TASKS)}
+    return out
