@@ -120,3 +120,20 @@ def test_failed_run_leaves_no_record(monkeypatch):
         execute.ensure(spec, progress=False)
     assert not store.record_path(spec.profile, spec.run_id).exists()
     assert json.dumps(spec.as_dict())
+
+
+def test_a_record_holds_every_group_it_asked_for(monkeypatch):
+    from sentemb.evaluate.embedding_cache import load_run_embeddings
+
+    monkeypatch.delenv("SENTEMB_DATA", raising=False)
+    spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg", final_eval="sts,probing",
+                   synthetic_data=True)
+    record = execute.ensure(spec, progress=False)
+    assert len(record["metrics"]["tasks"]) == 7 and "Avg." in record["metrics"]["summary"]
+    probing = record["metrics"]["transfer"]["tasks"]
+    assert len(probing) == 10 and {r["status"] for r in probing.values()} == {"not run"}
+    assert record["metrics"]["transfer"]["params"]["mode"] == "fasttest"
+    embeddings = load_run_embeddings(spec.run_id)
+    assert embeddings is not None and len(embeddings) == record["metrics"]["n_sentences_encoded"]
+    with pytest.raises(ConfigError, match="final_eval"):
+        RunSpec(**{**TINY, "final_eval": "transfer,sts"})
