@@ -12,6 +12,7 @@ import pandas as pd
 
 from papers.simcse.experiments import TABLE3_DROPOUTS, grid, table3_run
 from sentemb import settings
+from sentemb.atomic import atomic_write
 from sentemb.plots import geometry, style
 from sentemb.report.claims import evaluate_all, from_reproduced
 from sentemb.report.reported import load_reported
@@ -121,7 +122,5 @@ def write_tables(records: dict[str, dict], profile: str) -> dict[str, pd.DataFra
     tables = {"table5": table5(records), "table3": table3(records), "dev_curves": dev_curves(records)}
     tables["claims"] = claims(tables)
     for stem, frame in tables.items():
-        tmp = folder / f".{stem}.csv.tmp"
-        frame.to_csv(tmp, index=False, float_format="%.4f")
-        tmp.replace(folder / f"{stem}.csv")
+        atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
     return tables

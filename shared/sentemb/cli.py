@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
 PAPERS = ("simcse",)
@@ -82,11 +83,8 @@ def cmd_evaluate(args) -> int:
             if avg["n_tasks"]:
                 print(f"  {category:30s} {avg['mean']:6.2f}  (over {avg['n_tasks']} of {avg['of']} tasks)")
     print(f"\n{result['n_sentences']} unique sentences encoded once; total {result['total_seconds']:.1f} s")
-    out = Path(args.output) if args.output else default_evaluation_path(args.model, args.pooler)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    tmp.write_text(json.dumps(result, indent=1, default=float) + "\n", encoding="utf-8")
-    tmp.replace(out)
+    out = atomic_write_text(Path(args.output) if args.output else default_evaluation_path(args.model, args.pooler),
+                            json.dumps(result, indent=1, default=float) + "\n")
     print(f"wrote {out}")
     return 0
 

@@ -20,7 +20,7 @@ import io
 import json
 
 from sentemb.data.files import read_text
-from sentemb.data.sts import STS_SUBSETS
+from sentemb.data.sts import STS_SUBSETS, read_gold_pairs
 from sentemb.errors import ConfigError
 
 MIRROR_TASKS = ("BIOSSES", "STS12", "STS13", "STS14", "STS15", "STS16", "STS17", "STSBenchmark", "SICK-R",
@@ -34,24 +34,12 @@ def _sts(s1: list[str], s2: list[str], scores: list[float]):
     return DatasetDict({"test": Dataset.from_dict({"sentence1": s1, "sentence2": s2, "score": scores})})
 
 
-def _gold_pairs(input_relpath: str, gold_relpath: str) -> tuple[list[str], list[str], list[float]]:
-    inputs = read_text(input_relpath).splitlines()
-    s1, s2, scores = [], [], []
-    for line, gold in zip(inputs, read_text(gold_relpath).splitlines()):
-        if gold.strip():
-            columns = line.split("\t")
-            s1.append(columns[0])
-            s2.append(columns[1])
-            scores.append(float(gold))
-    return s1, s2, scores
-
-
 def _senteval_year(task: str):
     folder, subsets = STS_SUBSETS[task]
     s1, s2, scores = [], [], []
     for subset in subsets:
         base = f"senteval/downstream/STS/{folder}"
-        a, b, c = _gold_pairs(f"{base}/STS.input.{subset}.txt", f"{base}/STS.gs.{subset}.txt")
+        a, b, c = read_gold_pairs(f"{base}/STS.input.{subset}.txt", f"{base}/STS.gs.{subset}.txt", normalise=False)
         s1, s2, scores = s1 + a, s2 + b, scores + c
     return _sts(s1, s2, scores)
 
@@ -80,7 +68,8 @@ def _biosses():
 
 
 def _sts17():
-    return {"en-en": _sts(*_gold_pairs("mteb/STS17/STS.input.track5.en-en.txt", "mteb/STS17/STS.gs.track5.en-en.txt"))}
+    return {"en-en": _sts(*read_gold_pairs("mteb/STS17/STS.input.track5.en-en.txt", "mteb/STS17/STS.gs.track5.en-en.txt",
+                                        normalise=False))}
 
 
 def _banking77():

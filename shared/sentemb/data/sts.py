@@ -68,25 +68,34 @@ def _normalise(sentence: str) -> str:
     return " ".join(sentence.split())
 
 
+def read_gold_pairs(input_relpath: str, gold_relpath: str, normalise: bool = True):
+    """(sent1, sent2, scores) of a SemEval-style pair: line i of the input file (``s1<TAB>s2``) goes with line i
+    of the gold file; pairs whose gold line is empty are dropped (SentEval's ``STSEval.loadFile``). With
+    ``normalise`` each sentence is re-joined on single spaces as SimCSE's batcher does; without it the text is kept
+    as it is in the file (what the mteb datasets hold)."""
+    inputs = read_text(input_relpath).splitlines()
+    gold = read_text(gold_relpath).splitlines()
+    if len(inputs) != len(gold):
+        raise DataError(f"{input_relpath} has {len(inputs)} lines but {gold_relpath} has {len(gold)}")
+    s1, s2, scores = [], [], []
+    for lineno, (line, score) in enumerate(zip(inputs, gold), 1):
+        if score == "":
+            continue
+        columns = line.split("\t")
+        if len(columns) != 2:
+            raise DataError(f"{input_relpath} line {lineno}: expected 2 tab-separated columns")
+        s1.append(_normalise(columns[0]) if normalise else columns[0])
+        s2.append(_normalise(columns[1]) if normalise else columns[1])
+        scores.append(float(score))
+    return s1, s2, scores
+
+
 def _sts_year(task: str) -> STSTask:
     folder, subsets = STS_SUBSETS[task]
     parts = {}
     for subset in subsets:
         base = f"senteval/downstream/STS/{folder}"
-        inputs = read_text(f"{base}/STS.input.{subset}.txt").splitlines()
-        gold = read_text(f"{base}/STS.gs.{subset}.txt").splitlines()
-        if len(inputs) != len(gold):
-            raise DataError(f"{base}: STS.input.{subset}.txt has {len(inputs)} lines but STS.gs has {len(gold)}")
-        s1, s2, scores = [], [], []
-        for lineno, (line, score) in enumerate(zip(inputs, gold), 1):
-            if score == "":
-                continue
-            columns = line.split("\t")
-            if len(columns) != 2:
-                raise DataError(f"{base}/STS.input.{subset}.txt line {lineno}: expected 2 tab-separated columns")
-            s1.append(_normalise(columns[0]))
-            s2.append(_normalise(columns[1]))
-            scores.append(float(score))
+        s1, s2, scores = read_gold_pairs(f"{base}/STS.input.{subset}.txt", f"{base}/STS.gs.{subset}.txt")
         parts[subset] = STSPairs(f"{task}/{subset}", tuple(s1), tuple(s2), np.asarray(scores, dtype=np.float64))
     return STSTask(task, parts)
 

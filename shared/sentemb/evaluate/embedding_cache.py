@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from sentemb import settings
+from sentemb.atomic import atomic_write
 
 
 def _key(identity: dict, sentences: list[str]) -> str:
@@ -36,10 +37,7 @@ def cached_encode(identity: dict, sentences: list[str], compute: Callable[[list[
         except (OSError, ValueError):
             path.unlink(missing_ok=True)
     vectors = compute(sentences)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.npy")
-    np.save(tmp, vectors)
-    tmp.replace(path)
+    atomic_write(path, lambda tmp: np.save(tmp, vectors))
     return vectors
 
 
@@ -48,14 +46,10 @@ def run_embeddings_path(run_id: str) -> Path:
 
 
 def save_run_embeddings(run_id: str, lookup: dict[str, np.ndarray]) -> Path:
-    path = run_embeddings_path(run_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.npz")
     sentences = list(lookup)
     vectors = np.stack([lookup[s] for s in sentences]) if sentences else np.zeros((0, 0), dtype=np.float32)
-    np.savez(tmp, sentences=np.array(sentences, dtype=object), vectors=vectors)
-    tmp.replace(path)
-    return path
+    return atomic_write(run_embeddings_path(run_id),
+                        lambda tmp: np.savez(tmp, sentences=np.array(sentences, dtype=object), vectors=vectors))
 
 
 def load_run_embeddings(run_id: str) -> dict[str, np.ndarray] | None:

@@ -26,6 +26,7 @@ from torch import nn
 
 from sentemb.data.sts import STSPairs, STSTask
 from sentemb.evaluate.senteval_classifier import single_thread
+from sentemb.evaluate.transfer import pair_features
 
 PROTOCOL = "senteval-original: softmax regressor on [|u-v|, u*v], trained on train, early-stopped on dev Pearson"
 CLASSES = np.arange(1, 6, dtype=np.float64)
@@ -41,10 +42,10 @@ def encode_labels(scores: np.ndarray, nclasses: int = 5) -> np.ndarray:
     return out
 
 
-def pair_features(pairs: STSPairs, lookup: Mapping[str, np.ndarray]) -> np.ndarray:
+def features(pairs: STSPairs, lookup: Mapping[str, np.ndarray]) -> np.ndarray:
     u = np.stack([lookup[s] for s in pairs.sent1])
     v = np.stack([lookup[s] for s in pairs.sent2])
-    return np.c_[np.abs(u - v), u * v].astype(np.float32)
+    return pair_features(u, v).astype(np.float32)
 
 
 class RelatednessRegressor:
@@ -91,7 +92,7 @@ class RelatednessRegressor:
 
 def evaluate_task(task: STSTask, lookup: Mapping[str, np.ndarray], seed: int = 1111) -> dict:
     train, dev, test = (task.parts[s] for s in ("train", "dev", "test"))
-    x_train, x_dev, x_test = (pair_features(p, lookup) for p in (train, dev, test))
+    x_train, x_dev, x_test = (features(p, lookup) for p in (train, dev, test))
     regressor = RelatednessRegressor(x_train.shape[1], seed=seed)
     dev_pearson = regressor.fit(x_train, encode_labels(train.scores), x_dev, dev.scores)
     prediction = regressor.predict(x_test)

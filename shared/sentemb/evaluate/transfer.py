@@ -30,12 +30,16 @@ WEIGHT_DECAYS = (1e-5, 1e-4, 1e-3, 1e-2)
 PROTOCOL = "senteval: logistic regression on frozen embeddings, weight decay grid 1e-5..1e-2"
 
 
+def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """SentEval's features of a sentence pair: [|u - v|, u * v], in that order (u and v themselves excluded)."""
+    return np.c_[np.abs(u - v), u * v]
+
+
 def features(split, lookup: Mapping[str, np.ndarray]) -> np.ndarray:
     u = np.stack([lookup[s] for s in split.first])
     if split.second is None:
         return u
-    v = np.stack([lookup[s] for s in split.second])
-    return np.c_[np.abs(u - v), u * v]
+    return pair_features(u, np.stack([lookup[s] for s in split.second]))
 
 
 def _fit_score(x_tr, y_tr, x_te, y_te, nclasses, reg, params, validation=None):

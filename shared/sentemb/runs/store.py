@@ -8,11 +8,10 @@ overwritten silently: the error says which file and how to recover.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from sentemb import settings
+from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
 SCHEMA_VERSION = 1
@@ -38,18 +37,7 @@ def load(profile: str, run_id: str) -> dict | None:
 
 
 def save(record: dict) -> Path:
-    path = record_path(record["profile"], record["run_id"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{record['run_id']}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(record, handle, indent=1, sort_keys=False)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic_write_text(record_path(record["profile"], record["run_id"]), json.dumps(record, indent=1) + "\n")
 
 
 def all_records(profile: str) -> list[dict]:

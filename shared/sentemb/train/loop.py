@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from sentemb.atomic import atomic_write
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.runs.spec import RunSpec
 from sentemb.train.objective_steps import LOSSES, SENTENCES_PER_ROW
@@ -63,12 +64,6 @@ def _linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
         return max(0.0, (total - step) / max(1, total - warmup))
 
     return factor
-
-
-def _atomic_save(obj, path: Path) -> None:
-    tmp = path.with_suffix(".tmp")
-    torch.save(obj, tmp)
-    tmp.replace(path)
 
 
 def _save_best(encoder: SentenceEncoder, best_dir: Path) -> None:
@@ -130,10 +125,11 @@ def train(encoder: SentenceEncoder, spec: RunSpec, rows: list, evaluate_dev: Cal
             if point["stsb_dev_spearman"] > best_dev:
                 best_step, best_dev = done, point["stsb_dev_spearman"]
                 _save_best(encoder, best_dir)
-            _atomic_save({"run_id": spec.run_id, "step": done, "model": encoder.state_dict(),
-                          "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                          "torch_rng": torch.random.get_rng_state(), "curve": curve, "losses": losses,
-                          "best_step": best_step, "best_dev": best_dev, "train_seconds": train_seconds}, state_path)
+            state = {"run_id": spec.run_id, "step": done, "model": encoder.state_dict(),
+                     "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                     "torch_rng": torch.random.get_rng_state(), "curve": curve, "losses": losses,
+                     "best_step": best_step, "best_dev": best_dev, "train_seconds": train_seconds}
+            atomic_write(state_path, lambda tmp: torch.save(state, tmp))
             bar.set_postfix(loss=f"{point['loss']:.3f}", dev=f"{100 * point['stsb_dev_spearman']:.2f}")
     rows_seen = spec.steps * spec.batch_size  # over the whole run, resumed parts included
     return TrainOutcome(
