@@ -15,54 +15,14 @@ Every sentence is split on whitespace and re-joined with single spaces, as SimCS
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from sentemb.data.files import read_text
+from sentemb.data.sts_pairs import ALL_TASKS, SPLIT_TASKS, STS_SUBSETS, STSPairs, STSTask
+from sentemb.data.synthetic import synthetic_sts_task
 from sentemb.errors import ConfigError, DataError
 
-STS_SUBSETS = {
-    "STS12": ("STS12-en-test", ["MSRpar", "MSRvid", "SMTeuroparl", "surprise.OnWN", "surprise.SMTnews"]),
-    "STS13": ("STS13-en-test", ["FNWN", "headlines", "OnWN"]),  # SMT is not distributed (licence)
-    "STS14": ("STS14-en-test", ["deft-forum", "deft-news", "headlines", "images", "OnWN", "tweet-news"]),
-    "STS15": ("STS15-en-test", ["answers-forums", "answers-students", "belief", "headlines", "images"]),
-    "STS16": ("STS16-en-test", ["answer-answer", "headlines", "plagiarism", "postediting", "question-question"]),
-}
-SPLIT_TASKS = {
-    "STSBenchmark": {"train": "sts-train.csv", "dev": "sts-dev.csv", "test": "sts-test.csv"},
-    "SICKRelatedness": {"train": "SICK_train.txt", "dev": "SICK_trial.txt", "test": "SICK_test_annotated.txt"},
-}
-ALL_TASKS = tuple(STS_SUBSETS) + tuple(SPLIT_TASKS)
-
-
-@dataclass(frozen=True)
-class STSPairs:
-    """Sentence pairs with gold similarity scores (one STS subset, or one split of STS-B/SICK-R)."""
-
-    name: str
-    sent1: tuple[str, ...]
-    sent2: tuple[str, ...]
-    scores: np.ndarray = field(repr=False)
-
-    def __post_init__(self) -> None:
-        if not (len(self.sent1) == len(self.sent2) == len(self.scores)):
-            raise DataError(f"{self.name}: {len(self.sent1)}/{len(self.sent2)}/{len(self.scores)} sentences/scores")
-
-    def __len__(self) -> int:
-        return len(self.scores)
-
-    def sentences(self) -> list[str]:
-        return list(self.sent1) + list(self.sent2)
-
-
-@dataclass(frozen=True)
-class STSTask:
-    """An STS task: its subsets (STS12-16) or its splits (STS-B, SICK-R), in file order."""
-
-    name: str
-    parts: dict[str, STSPairs]
-
+__all__ = ["ALL_TASKS", "SPLIT_TASKS", "STS_SUBSETS", "STSPairs", "STSTask", "load_task", "read_gold_pairs"]
 
 def _normalise(sentence: str) -> str:
     return " ".join(sentence.split())
@@ -129,7 +89,5 @@ def load_task(task: str, synthetic: bool = False) -> STSTask:
     if task not in ALL_TASKS:
         raise ConfigError(f"unknown STS task {task!r}; choose from {', '.join(ALL_TASKS)}")
     if synthetic:
-        from sentemb.data.synthetic import synthetic_sts_task
-
         return synthetic_sts_task(task)
     return _sts_year(task) if task in STS_SUBSETS else _split_task(task)

@@ -11,6 +11,8 @@ import random
 
 import numpy as np
 
+from sentemb.data.sts_pairs import STS_SUBSETS, STSPairs, STSTask
+
 SUBJECTS = ["a man", "a woman", "the child", "a dog", "the cat", "two girls", "an old man", "the team"]
 VERBS = ["is playing", "is reading", "is eating", "is watching", "is carrying", "is painting", "is cleaning"]
 OBJECTS = ["a guitar", "a book", "an apple", "the news", "a box", "a fence", "the car", "a ball"]
@@ -49,8 +51,6 @@ def synthetic_pairs(n: int, seed: int):
 
 
 def synthetic_sts_task(task: str):
-    from sentemb.data.sts import STS_SUBSETS, STSPairs, STSTask
-
     seed = sum(map(ord, task))
     if task in STS_SUBSETS:
         names = ["subset-a", "subset-b"]
