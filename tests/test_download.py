@@ -35,10 +35,3 @@ def test_failed_download_leaves_nothing_behind(tmp_path, monkeypatch):
     cache = tmp_path / "cache" / "data" / "training" / "unsup"
     assert not any(cache.glob("*")) if cache.exists() else True
 
-
-def test_unknown_hash_is_printed_on_first_download(tmp_path, monkeypatch, capsys):
-    source = tmp_path / "wiki.txt"
-    source.write_text("a sentence .\nanother sentence .\n")
-    monkeypatch.setitem(registry.SOURCES, "wiki1m_for_simcse.txt", source.as_uri())
-    download.fetch("wiki1m_for_simcse")
-    assert files.sha256_of(source) in capsys.readouterr().out

@@ -1,9 +1,12 @@
 """Fetch the real sources of the full profile into the download cache.
 
 The layout produced is the mirror's layout (``senteval/downstream/...``, ``training/...``), so
-the same loaders read both. ``senteval.tar`` is SimCSE's packaging of SentEval's data (the file
-that ``SentEval/data/downstream/download_dataset.sh`` fetches). Offline, point SENTEMB_DATA at the
-mirror instead; this module is then never used.
+the same loaders read both. SimCSE's files come from one pinned commit of its Hugging Face dataset
+repo (``registry.SOURCES``). Every downloaded file is checked against the registry's sha256; a file
+whose sha256 is still unknown is checked against its git blob sha1 where one is registered, and
+otherwise has its sha256 printed so that it can be recorded. ``senteval.tar`` is SimCSE's packaging
+of SentEval's data (the file that ``SentEval/data/downstream/download_dataset.sh`` fetches).
+Offline, point SENTEMB_DATA at the mirror instead; this module is then never used.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ def fetch(dataset: str) -> list[Path]:
         elif f.sha256 is None:
             print(f"{f.relpath}: sha256 {digest} (not yet in the registry: record it in registry.tsv)")
         elif digest != f.sha256:
-            raise DataError(f"downloaded {path} has sha256 {digest}, expected {f.sha256}; delete it and retry")
+            path.unlink()
+            raise DataError(f"downloaded {f.relpath} from {f.url} has sha256 {digest}, expected {f.sha256} "
+                            f"(registry.tsv); it was deleted, retry the fetch")
         paths.append(path)
     return paths

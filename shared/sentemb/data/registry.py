@@ -4,10 +4,14 @@ The table itself is ``registry.tsv`` beside this module (dataset, relpath, sha25
 relpath is the file's place in the mirror *and* in the download cache: the mirror
 (``SENTEMB_DATA``) has exactly the layout that the real downloads leave.
 
-``sha256 = unknown`` marks files whose sha256 could not be verified offline: the two full-size SimCSE
-training files (``data fetch`` prints their hash so it can be recorded here; never guessed) and SentEval's
-probing files, which are checked instead against the git blob sha1 that SentEval's repository records
-for them (``git_blob_sha1``).
+``sha256 = unknown`` marks files whose sha256 is not known: SentEval's probing files, which are
+checked instead against the git blob sha1 that SentEval's repository records for them
+(``git_blob_sha1``). ``data fetch`` prints the hash of any file still marked unknown, so that it can be
+recorded here (never guessed). The two full-size SimCSE training files carry the sha256 that the
+Hugging Face dataset repo records for them (their Git LFS oid, which is the sha256 of the content).
+
+SimCSE's download scripts fetch from ``princeton-nlp/datasets-for-simcse`` at ``main``; here the URLs are
+pinned to one commit of that repo (:data:`SIMCSE_DATASETS_REVISION`), so what is downloaded cannot move.
 """
 
 from __future__ import annotations
@@ -21,11 +25,20 @@ from sentemb.errors import ConfigError
 
 REGISTRY_TSV = Path(__file__).with_name("registry.tsv")
 
-# Where the full profile downloads each source (SimCSE's own download scripts use these).
+# The commit of huggingface.co/datasets/princeton-nlp/datasets-for-simcse that the full profile downloads:
+# the head of its main branch, e145e8b "update senteval data" (7 commits), per
+# https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/tree/main; full hash from
+# https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/tree/e145e8bb659b2aa2669f32ef79cb4cdef6c58fef
+# At this commit wiki1m_for_simcse.txt and nli_for_simcse.csv are still the files of the repo's "init"
+# commit d0065b9a050f8aa53170ab639f5a1f3c643fa9ef, whose pages give their sha256 (see registry.tsv).
+SIMCSE_DATASETS_REVISION = "e145e8bb659b2aa2669f32ef79cb4cdef6c58fef"
+_SIMCSE_DATASETS = f"https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/{SIMCSE_DATASETS_REVISION}"
+
+# Where the full profile downloads each source (SimCSE's own download scripts use the same files, at main).
 SOURCES = {
-    "senteval.tar": "https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/main/senteval.tar",
-    "wiki1m_for_simcse.txt": "https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/main/wiki1m_for_simcse.txt",
-    "nli_for_simcse.csv": "https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/main/nli_for_simcse.csv",
+    "senteval.tar": f"{_SIMCSE_DATASETS}/senteval.tar",
+    "wiki1m_for_simcse.txt": f"{_SIMCSE_DATASETS}/wiki1m_for_simcse.txt",
+    "nli_for_simcse.csv": f"{_SIMCSE_DATASETS}/nli_for_simcse.csv",
     # SentEval's probing data lives in its repository (data/probing/), one file per task.
     "probing": "https://raw.githubusercontent.com/facebookresearch/SentEval/main/data/probing/{name}",
     "mirror-only": None,

