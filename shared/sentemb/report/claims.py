@@ -8,31 +8,83 @@ Each claim says which cells it rests on and one comparison:
 
 A cell reference is a mapping with ``table``, ``row``, ``column`` and, where needed to be unique, ``group``,
 ``split``, ``aggregation`` or ``metric``. A claim is evaluated on any long table with those columns and a
-``value`` column: the reported numbers, or a reproduced table (see :func:`from_reproduced`). The verdict is
-``holds``, ``fails``, or ``not run`` when a cell it needs is missing or has no value. A reference that
-matches several rows is a malformed claim and raises.
+``value`` column: the reported numbers, or a reproduced table (see :func:`from_reproduced`). A reference
+that matches several rows is a malformed claim and raises. The status is one of
+
+- ``holds`` / ``fails``: the comparison is true / false (on seeds: significantly so, see below);
+- ``inconclusive``: only on seeds, when the seeds cannot tell (too close, too noisy, or a single seed);
+- ``not run``: a cell the claim needs is missing or has no value.
+
+Reported numbers vs seeds
+-------------------------
+A table without a ``values`` column (the paper's reported numbers) is compared deterministically, number
+against number (test ``deterministic``). A table with a ``values`` column holds each cell's per-seed values
+as floats joined by ";" (``value`` is their mean); an empty ``values`` counts as one seed, ``value``. On
+seeds every comparison is a hypothesis test at level ``ALPHA`` = 0.05:
+
+- ``greater``: one-sided Welch t-test of H1 mean(left) - margin > mean(right); holds if p < ALPHA, fails if
+  the opposite one-sided test (mean(left) - margin < mean(right)) has p < ALPHA.
+- ``within``: TOST equivalence test, two one-sided Welch tests of difference > -tolerance and
+  < +tolerance; holds if both reject (p = the larger of the two), fails if a one-sided Welch test shows
+  difference > tolerance or difference < -tolerance (p = the smaller of the two).
+- ``argmax`` / ``argmin``: one-sided Welch test of ``expect`` against each other cell. Holds only if every
+  test rejects at ALPHA: an intersection-union test, whose level is ALPHA without any correction
+  (p = the largest of the k p-values). Fails if some other cell is significantly better than ``expect``,
+  one-sided Welch with Bonferroni over the k other cells (p < ALPHA / k; reported p = k * p, capped at 1).
+  The detail says whether ``expect`` is separable from the runner-up (the best other cell by mean).
+
+Why these tests: reproductions run few seeds (n = 3..5), so a t-test (exact under normal seed noise) is the
+only practical choice, and different configurations have different seed variances, hence Welch
+(``scipy.stats.ttest_ind(equal_var=False)``) with the Welch-Satterthwaite degrees of freedom. Claims are
+directional, hence one-sided tests; "equal within a tolerance" needs an equivalence test (TOST), not a
+failed difference test.
+
+Edge cases: a comparison with fewer than 2 seeds on either side cannot be tested and is ``inconclusive``
+with "(1 seed)" in the detail. With zero variance on both sides (identical seeds, n >= 2) the t statistic
+is undefined; the difference of the means decides: p = 0 if it lies strictly on the tested side, else 1
+(so an exact tie is inconclusive).
+
+Every verdict carries ``effect``, signed so that positive supports the claim: left - right - margin
+(``greater``), tolerance - |left - right| (``within``), expect - runner-up (``argmax``), runner-up - expect
+(``argmin``), on means for seeds.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
+from scipy import stats
 
 from sentemb import settings
 from sentemb.errors import ConfigError
 
 REF_KEYS = ("table", "group", "row", "column", "split", "aggregation", "metric")
 KINDS = ("greater", "within", "argmax", "argmin")
+ALPHA = 0.05
 
 
 @dataclass(frozen=True)
 class Verdict:
+    """The outcome of one claim.
+
+    ``effect`` is positive when it supports the claim (see the module docstring); ``p_value`` is the p-value
+    of the test that decided the status (for ``inconclusive``: of the test for the claim), None when no test
+    was run; ``n`` the number of seeds per cell ("3 vs 3"; for argmax/argmin "expect vs others, ...");
+    ``test`` names the test ("deterministic" for numbers without seeds).
+    """
+
     id: str
-    status: str  # holds | fails | not run
+    status: str  # holds | fails | inconclusive | not run
     detail: str
+    effect: float | None = None
+    p_value: float | None = None
+    n: str = ""
+    test: str = ""
 
 
 def claims_path(paper: str) -> Path:
@@ -59,8 +111,13 @@ def _cells_of(claim: dict) -> list[dict]:
     return [claim["left"], claim["right"]]
 
 
-def lookup(table: pd.DataFrame, ref: dict) -> float | None:
-    """The value of the one row matching ``ref``; None when no row matches or its value is empty."""
+def _label(ref: dict) -> str:
+    """A short readable name of a cell: its group, row and column."""
+    return "'" + " / ".join(str(ref[k]) for k in ("group", "row", "column") if ref.get(k)) + "'"
+
+
+def _match(table: pd.DataFrame, ref: dict) -> pd.Series | None:
+    """The one row matching ``ref``; None when none matches; raises when several do."""
     unknown = set(ref) - set(REF_KEYS)
     if unknown:
         raise ConfigError(f"cell reference {ref} has unknown keys {sorted(unknown)}")
@@ -70,46 +127,200 @@ def lookup(table: pd.DataFrame, ref: dict) -> float | None:
     hits = table[mask]
     if len(hits) > 1:
         raise ConfigError(f"cell reference {ref} matches {len(hits)} rows; add group/split/aggregation/metric")
-    if hits.empty or pd.isna(hits["value"].iloc[0]):
+    return None if hits.empty else hits.iloc[0]
+
+
+def lookup(table: pd.DataFrame, ref: dict) -> float | None:
+    """The value of the one row matching ``ref``; None when no row matches or its value is empty."""
+    row = _match(table, ref)
+    if row is None or pd.isna(row["value"]):
         return None
-    return float(hits["value"].iloc[0])
+    return float(row["value"])
 
 
-def evaluate(claim: dict, table: pd.DataFrame) -> Verdict:
-    values = [lookup(table, ref) for ref in _cells_of(claim)]
-    if any(v is None for v in values):
-        missing = [ref for ref, v in zip(_cells_of(claim), values) if v is None]
-        return Verdict(claim["id"], "not run", f"no value for {missing}")
+def parse_values(values, value) -> list[float]:
+    """Per-seed values from a ``values`` cell ("83.1;83.4;83.2"); empty/NaN means one seed, ``value``."""
+    if values is None or (isinstance(values, float) and math.isnan(values)) or str(values).strip() == "":
+        return [] if pd.isna(value) else [float(value)]
+    return [float(v) for v in str(values).split(";") if v.strip() != ""]
+
+
+def lookup_seeds(table: pd.DataFrame, ref: dict) -> list[float] | None:
+    """The per-seed values of the one row matching ``ref``; None when no row matches or it has no value."""
+    row = _match(table, ref)
+    if row is None:
+        return None
+    return parse_values(row.get("values"), row["value"]) or None
+
+
+def welch_p(a: list[float], b: list[float], shift: float = 0.0) -> float:
+    """One-sided Welch t-test p-value of H1: mean(a) - shift > mean(b) (both need >= 2 values).
+
+    Zero variance on both sides: p = 0 if mean(a) - shift > mean(b), else 1."""
+    a = np.asarray(a, dtype=float) - shift
+    b = np.asarray(b, dtype=float)
+    if np.var(a) == 0 and np.var(b) == 0:
+        return 0.0 if a.mean() > b.mean() else 1.0
+    return float(stats.ttest_ind(a, b, equal_var=False, alternative="greater").pvalue)
+
+
+def _fmt_p(p: float | None) -> str:
+    return "n/a" if p is None else f"{p:.3g}"
+
+
+def _g(x: float, sign: str = "") -> str:
+    """A mean or difference for the detail, without floating-point noise (3.1 - 3.1 shows as 0)."""
+    return f"{round(float(x), 9) + 0.0:{sign}.4g}"
+
+
+def _evaluate_reported(claim: dict, values: list[float]) -> Verdict:
+    """A claim on single numbers (the paper's reported values): a plain comparison."""
     kind = claim["kind"]
     if kind == "greater":
         left, right = values
         margin = float(claim.get("margin", 0.0))
-        ok = left > right + margin
+        ok, effect = left > right + margin, left - right - margin
         detail = f"{left:g} > {right:g} + {margin:g}"
     elif kind == "within":
         left, right = values
         tolerance = float(claim["tolerance"])
-        ok = abs(left - right) <= tolerance
+        ok, effect = abs(left - right) <= tolerance, tolerance - abs(left - right)
         detail = f"|{left:g} - {right:g}| = {abs(left - right):.3g} <= {tolerance:g}"
     else:
         *others, expected = values
         best = max(others) if kind == "argmax" else min(others)
         ok = expected >= best if kind == "argmax" else expected <= best
+        effect = expected - best if kind == "argmax" else best - expected
         detail = f"expected {expected:g}, {'max' if kind == 'argmax' else 'min'} of the others {best:g}"
-    return Verdict(claim["id"], "holds" if ok else "fails", detail)
+    return Verdict(claim["id"], "holds" if ok else "fails", detail, effect, None, "", "deterministic")
+
+
+def _one_seed(samples: list[list[float]], refs: list[dict]) -> str:
+    """Names of the claim's cells with fewer than 2 seeds, for the detail."""
+    return ", ".join(_label(ref) for ref, s in zip(refs, samples) if len(s) < 2)
+
+
+def _greater(claim: dict, left: list[float], right: list[float]) -> Verdict:
+    """``greater`` on seeds: one-sided Welch test each way."""
+    margin = float(claim.get("margin", 0.0))
+    effect = float(np.mean(left) - np.mean(right) - margin)
+    n = f"{len(left)} vs {len(right)}"
+    text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {margin:g} (diff {_g(effect + margin, '+')})"
+    if min(len(left), len(right)) < 2:
+        cells = _one_seed([left, right], [claim["left"], claim["right"]])
+        return Verdict(claim["id"], "inconclusive", f"inconclusive (1 seed): cells with one seed {cells}; {text}",
+                       effect, None, n, "Welch one-sided")
+    p_for, p_against = welch_p(left, right, margin), welch_p(right, left, -margin)
+    status, p = ("holds", p_for) if p_for < ALPHA else ("fails", p_against) if p_against < ALPHA \
+        else ("inconclusive", p_for)
+    detail = f"{text}: p={_fmt_p(p_for)} for, p={_fmt_p(p_against)} against"
+    return Verdict(claim["id"], status, detail, effect, p, n, "Welch one-sided")
+
+
+def _within(claim: dict, left: list[float], right: list[float]) -> Verdict:
+    """``within`` on seeds: TOST (two one-sided Welch tests) for equivalence, one-sided Welch for a gap."""
+    tolerance = float(claim["tolerance"])
+    diff = float(np.mean(left) - np.mean(right))
+    effect = tolerance - abs(diff)
+    n = f"{len(left)} vs {len(right)}"
+    text = f"|{_g(np.mean(left))} - {_g(np.mean(right))}| = {_g(abs(diff))} <= {tolerance:g}"
+    if min(len(left), len(right)) < 2:
+        cells = _one_seed([left, right], [claim["left"], claim["right"]])
+        return Verdict(claim["id"], "inconclusive", f"inconclusive (1 seed): cells with one seed {cells}; {text}",
+                       effect, None, n, "TOST (Welch)")
+    p_tost = max(welch_p(left, right, -tolerance), welch_p(right, left, -tolerance))
+    p_gap = min(welch_p(left, right, tolerance), welch_p(right, left, tolerance))
+    status, p = ("holds", p_tost) if p_tost < ALPHA else ("fails", p_gap) if p_gap < ALPHA \
+        else ("inconclusive", p_tost)
+    detail = f"{text}: TOST p={_fmt_p(p_tost)}, p={_fmt_p(p_gap)} for |diff| > {tolerance:g}"
+    return Verdict(claim["id"], status, detail, effect, p, n, "TOST (Welch)")
+
+
+def _runner_up_text(expect_ref, expect, other_ref, other, lead: float, p: float | None) -> str:
+    """How ``expect`` compares with the runner-up, for the detail of argmax/argmin."""
+    where = (f"runner-up {_label(other_ref)} ({_g(np.mean(other))}, n={len(other)}) vs {_label(expect_ref)} "
+             f"({_g(np.mean(expect))}, n={len(expect)}): lead {_g(lead, '+')}")
+    if p is None:
+        return f"{where}, 1 seed: not separable"
+    return f"{where}, p={_fmt_p(p)}: {'separable' if p < ALPHA else 'not separable'}"
+
+
+def _argbest(claim: dict, samples: list[list[float]]) -> Verdict:
+    """``argmax``/``argmin`` on seeds: intersection-union of one-sided Welch tests, Bonferroni to fail."""
+    sign = 1.0 if claim["kind"] == "argmax" else -1.0
+    refs = _cells_of(claim)
+    *others, expect = samples
+    k = len(others)
+
+    def better(a, b):  # p of H1: a is better than b in the claim's direction
+        return welch_p(a, b) if sign > 0 else welch_p(b, a)
+
+    testable = [len(expect) >= 2 and len(o) >= 2 for o in others]
+    p_win = [better(expect, o) if t else None for o, t in zip(others, testable)]
+    p_lose = [better(o, expect) if t else None for o, t in zip(others, testable)]
+    runner = max(range(k), key=lambda i: sign * np.mean(others[i]))
+    lead = float(sign * (np.mean(expect) - np.mean(others[runner])))
+    n = f"{len(expect)} vs " + ",".join(str(len(o)) for o in others)
+    test = "IUT Welch one-sided"
+    runner_text = _runner_up_text(refs[-1], expect, refs[runner], others[runner], lead, p_win[runner])
+
+    beaten = [i for i in range(k) if p_lose[i] is not None and p_lose[i] < ALPHA / k]
+    if beaten:
+        worst = min(beaten, key=lambda i: p_lose[i])
+        p = min(1.0, k * p_lose[worst])
+        detail = (f"{_label(refs[worst])} ({_g(np.mean(others[worst]))}, n={len(others[worst])}) is significantly "
+                  f"{'larger' if sign > 0 else 'smaller'} than {_label(refs[-1])} ({_g(np.mean(expect))}, "
+                  f"n={len(expect)}): p={_fmt_p(p_lose[worst])} < {ALPHA:g}/{k}")
+        if worst != runner:
+            detail += f"; {runner_text}"
+        return Verdict(claim["id"], "fails", detail, lead, p, n, test)
+    if not all(testable):
+        detail = f"inconclusive (1 seed): cells with one seed {_one_seed(samples, refs)}; {runner_text}"
+        return Verdict(claim["id"], "inconclusive", detail, lead, None, n, test)
+    worst = max(range(k), key=lambda i: p_win[i])
+    p = p_win[worst]
+    detail = runner_text
+    if worst != runner:
+        detail += f"; largest p={_fmt_p(p)} against {_label(refs[worst])} ({_g(np.mean(others[worst]))})"
+    return Verdict(claim["id"], "holds" if p < ALPHA else "inconclusive", detail, lead, p, n, test)
+
+
+def _evaluate_seeds(claim: dict, samples: list[list[float]]) -> Verdict:
+    """A claim on per-seed values: the hypothesis test of its kind (see the module docstring)."""
+    if claim["kind"] == "greater":
+        return _greater(claim, *samples)
+    if claim["kind"] == "within":
+        return _within(claim, *samples)
+    return _argbest(claim, samples)
+
+
+def evaluate(claim: dict, table: pd.DataFrame) -> Verdict:
+    """The verdict of one claim on ``table``: on seeds if it has a ``values`` column, else on the numbers."""
+    refs = _cells_of(claim)
+    seeds = "values" in table.columns
+    found = [lookup_seeds(table, ref) if seeds else lookup(table, ref) for ref in refs]
+    if any(v is None for v in found):
+        missing = [ref for ref, v in zip(refs, found) if v is None]
+        return Verdict(claim["id"], "not run", f"no value for {missing}")
+    return _evaluate_seeds(claim, found) if seeds else _evaluate_reported(claim, found)
 
 
 def evaluate_all(paper: str, table: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim of ``paper``: paper, claim, text, source, status, detail, effect, p_value, n, test."""
     rows = []
     for claim in load_claims(paper):
         verdict = evaluate(claim, table)
         rows.append({"paper": paper, "claim": claim["id"], "text": claim["text"], "source": claim.get("source", ""),
-                     "status": verdict.status, "detail": verdict.detail})
+                     "status": verdict.status, "detail": verdict.detail, "effect": verdict.effect,
+                     "p_value": verdict.p_value, "n": verdict.n, "test": verdict.test})
     return pd.DataFrame(rows)
 
 
 def from_reproduced(reproduced: pd.DataFrame) -> pd.DataFrame:
-    """A reproduced table (``report.reproduced.join``) in the reported keys, so claims can be evaluated on it."""
+    """A reproduced table (``report.reproduced.join``) in the reported keys, so claims can be evaluated on it.
+
+    ``reproduced`` (the mean over seeds) becomes ``value``; every other column is kept, so a ``values``
+    column (per-seed values joined by ";") makes :func:`evaluate` test the claims over seeds."""
     out = reproduced.rename(columns={"reproduced": "value"}).copy()
     out["row"] = out["reported_row"]
     out["group"] = out["reported_group"]
