@@ -20,8 +20,18 @@ def isolated_outputs(tmp_path, monkeypatch):
 
 
 def mirror() -> Path | None:
+    """The offline mirror, or None when SENTEMB_DATA is unset (then the mirror-backed tests skip).
+
+    A SENTEMB_DATA that is set but is not a directory is a mistake, not a reason to skip: the session fails
+    at once. So does CI (CI=true) without a mirror, where skipping would hide every mirror-backed test."""
     value = os.environ.get("SENTEMB_DATA", "").strip()
-    return Path(value) if value and Path(value).is_dir() else None
+    if value and not Path(value).is_dir():
+        pytest.exit(f"SENTEMB_DATA={value} is not a directory: point it at the offline mirror "
+                    "(e.g. ../shared/datasets) or unset it to skip the mirror-backed tests", returncode=2)
+    if not value and os.environ.get("CI", "").lower() in ("1", "true"):
+        pytest.exit("CI runs without SENTEMB_DATA: the mirror-backed tests would be skipped; set it "
+                    "(.ci/run does when ../shared/datasets exists)", returncode=2)
+    return Path(value) if value else None
 
 
 needs_mirror = pytest.mark.skipif(

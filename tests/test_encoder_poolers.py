@@ -6,7 +6,7 @@ import torch
 
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
-from sentemb.models.poolers import pool, uses_mlp
+from sentemb.models.poolers import pool, uses_checkpoint_mlp
 
 
 def test_masked_mean_ignores_padding():
@@ -23,10 +23,10 @@ def test_first_last_and_top2_use_the_right_layers():
     assert pool("avg_top2", layers[-1], layers, mask).item() == pytest.approx((2 + 3) / 2)
 
 
-def test_mlp_only_where_simcse_uses_it():
-    assert uses_mlp("cls", True) and uses_mlp("cls", False)
-    assert uses_mlp("cls_before_pooler", True) and not uses_mlp("cls_before_pooler", False)
-    assert not uses_mlp("avg", True)
+def test_the_checkpoint_mlp_only_on_the_evaluation_path_of_cls():
+    assert uses_checkpoint_mlp("cls", False) and not uses_checkpoint_mlp("cls", True)
+    assert not uses_checkpoint_mlp("cls_before_pooler", False) and not uses_checkpoint_mlp("cls_before_pooler", True)
+    assert not uses_checkpoint_mlp("avg", False)
 
 
 @pytest.fixture(scope="module")
@@ -34,16 +34,17 @@ def tiny():
     return SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=3)
 
 
-def test_cls_before_pooler_applies_mlp_in_training_only(tiny):
+def test_the_encoder_returns_cls_and_applies_the_checkpoint_pooler_only_for_cls_at_evaluation(tiny):
     batch = tiny.tokenize(["a man is playing a guitar ."], max_length=None)
     tiny.eval()
+    with_mlp = SentenceEncoder(tiny.backbone, tiny.tokenizer, "cls")
     with torch.no_grad():
-        train_rep = tiny(**batch, training=True)
-        eval_rep = tiny(**batch, training=False)
         cls = tiny.backbone(**batch).last_hidden_state[:, 0]
-        mlp = torch.tanh(tiny.backbone.pooler.dense(cls))
-    assert torch.allclose(eval_rep, cls)
-    assert torch.allclose(train_rep, mlp)
+        pooled = torch.tanh(tiny.backbone.pooler.dense(cls))
+        assert torch.allclose(tiny(**batch, training=True), cls)  # the MLP of training belongs to the objective
+        assert torch.allclose(tiny(**batch, training=False), cls)
+        assert torch.allclose(with_mlp(**batch, training=True), cls)
+        assert torch.allclose(with_mlp(**batch, training=False), pooled)
 
 
 def test_encode_keeps_order_dedupes_and_is_batch_independent(tiny):

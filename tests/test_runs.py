@@ -1,37 +1,70 @@
-"""Run specs, ids, records, and resuming an interrupted training run."""
+"""Run specs, ids, records, objectives that own parameters and modules, and exact resuming."""
 
 import dataclasses
-import json
 
 import pytest
+import torch
+from torch import nn
 
+from sentemb import settings
 from sentemb.data.sts import load_task
 from sentemb.errors import ConfigError, SentembError
 from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives import registry
+from sentemb.objectives.base import Param, TrainingObjective
 from sentemb.runs import execute, store
-from sentemb.runs.spec import RunSpec
-from sentemb.train.loop import train
+from sentemb.spec import RunSpec
+from sentemb.train import loop
+from sentemb.train.loop import EpochOrder, prepare_objective, train
 
 TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="simcse_unsup",
             train_data="wiki_sentences_combined", steps=6, batch_size=8, eval_every=3, lr=1e-3,
             final_eval="stsb_dev", synthetic_data=True)
 
 
-def test_run_id_is_a_content_hash():
+def test_run_id_is_a_content_hash_over_resolved_parameters():
     a, b = RunSpec(**TINY), RunSpec(**TINY)
     assert a.run_id == b.run_id and len(a.run_id) == 16
     assert dataclasses.replace(a, dropout=0.2).run_id != a.run_id
     assert dataclasses.replace(a, notes="a comment").run_id == a.run_id
+    assert dataclasses.replace(a, precision="bf16").run_id != a.run_id
     assert RunSpec.from_dict(a.as_dict()) == a
+    # defaults are filled in: naming a default explicitly is the same run
+    assert RunSpec(**TINY, objective_params={"temperature": 0.05}).run_id == a.run_id
+    assert a.objective_params == {"augmentation": "none", "fixed_dropout_mask": False, "temperature": 0.05}
+    assert a.with_params(temperature=0.1).run_id != a.run_id
+    assert hash(a) == hash(b)
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"pooler": "max"}, "pooler"), ({"objective": "simclr"}, "objective"), ({"steps": 0}, "steps"),
+    ({"pooler": "max"}, "pooler"), ({"objective": "simclr"}, "unknown objective 'simclr'"), ({"steps": 0}, "steps"),
     ({"dropout": 1.5}, "dropout"), ({"profile": "huge"}, "profile"), ({"train_data": None}, "train_data"),
+    ({"precision": "fp8"}, "precision"), ({"eval_precision": "int8"}, "eval_precision"),
 ])
 def test_malformed_specs_are_rejected(change, message):
     with pytest.raises(ConfigError, match=message):
         RunSpec(**{**TINY, **change})
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"temperature": 0.0}, r"temperature: 0.0 is not float in \(0, inf\]"),
+    ({"temperature": "hot"}, "temperature: expected a number"),
+    ({"augmentation": "crop"}, "augmentation: 'crop' is not one of 'none', 'delete_one_word'"),
+    ({"fixed_dropout_mask": 1}, "fixed_dropout_mask: expected true or false"),
+    ({"hard_negative_alpha": 1.0}, r"unknown parameter\(s\) \['hard_negative_alpha'\]"),
+])
+def test_a_bad_objective_parameter_names_the_objective_and_lists_its_parameters(params, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        RunSpec(**TINY, objective_params=params)
+    text = str(info.value)
+    assert "objective 'simcse_unsup'" in text
+    for name in ("temperature", "fixed_dropout_mask", "augmentation"):
+        assert f"  {name} (" in text  # the parameter list with allowed values and defaults
+
+
+def test_no_training_takes_no_parameters():
+    with pytest.raises(ConfigError, match="takes no parameters"):
+        RunSpec(profile="smoke", backbone="tiny-random-bert", objective_params={"temperature": 0.05})
 
 
 def test_unknown_spec_field_is_rejected():
@@ -39,20 +72,213 @@ def test_unknown_spec_field_is_rejected():
         RunSpec.from_dict({**TINY, "learning_rate": 1e-5})
 
 
+# -- a toy objective with its own parameter and its own module ------------------------------------------------
+
+
+class ToyObjective(TrainingObjective):
+    """Test objective: a projection head it owns, scaled InfoNCE-like alignment of two dropout views."""
+
+    name = "toy"
+    rows = "sentences"
+    sequences_per_row = 2
+    params = (Param("scale", float, 1.0, "multiplies the loss", low=0.0, low_open=True),)
+
+    def __init__(self, encoder, max_len, scale):
+        super().__init__(encoder, max_len)
+        self.scale = scale
+        self.head = nn.Linear(encoder.dim, 8)
+
+    def forward(self, rows, rng):
+        words = [" ".join(rng.sample(s.split(), len(s.split()))) for s in rows]  # randomness drawn per step
+        z = self.head(self.embed(list(rows) + words))
+        a, b = nn.functional.normalize(z[: len(rows)], dim=-1), nn.functional.normalize(z[len(rows):], dim=-1)
+        return self.scale * nn.functional.cross_entropy(a @ b.T / 0.1, torch.arange(len(rows)))
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    monkeypatch.setitem(registry.TRAINING_OBJECTIVES, "toy", ToyObjective)
+    return RunSpec(**{**TINY, "objective": "toy", "objective_params": {"scale": 2.0}})
+
+
+def _dev_eval(spec):
+    return execute._dev_evaluator(spec, load_task("STSBenchmark", synthetic=True), progress=False)
+
+
+def _train(spec, folder, evaluate=None, **kwargs):
+    encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
+    objective = prepare_objective(spec, encoder)
+    outcome = train(objective, spec, execute._training_rows(spec), evaluate or _dev_eval(spec), folder,
+                    progress=False, save_state_every_s=kwargs.pop("save_state_every_s", 0.0), **kwargs)
+    return objective, outcome
+
+
+def _interrupted_then_resumed(spec, folder, at_step):
+    evaluate = _dev_eval(spec)
+
+    def interrupt(encoder, step):
+        if step == at_step:
+            raise KeyboardInterrupt
+        return evaluate(encoder, step)
+
+    with pytest.raises(KeyboardInterrupt):
+        _train(spec, folder, interrupt)
+    assert (folder / "state.pt").is_file()
+    return _train(spec, folder, evaluate)
+
+
+def test_a_toy_objective_trains_its_own_module_and_resumes_exactly(toy, tmp_path):
+    assert toy.objective_params == {"scale": 2.0}
+    with pytest.raises(ConfigError, match=r"objective 'toy': scale: -1.0 is not float in \(0, inf\]"):
+        toy.with_params(scale=-1.0)
+    with pytest.raises(ConfigError, match=r"objective 'toy': unknown parameter\(s\) \['scael'\][\s\S]*scale \("):
+        RunSpec(**{**TINY, "objective": "toy", "objective_params": {"scael": 2.0}})
+
+    torch.manual_seed(toy.seed)
+    untrained_head = nn.Linear(SentenceEncoder.from_name(toy.backbone, toy.pooler, seed=toy.seed).dim, 8)
+    reference, ref = _train(toy, tmp_path / "reference")
+    assert not torch.equal(reference.head.weight, untrained_head.weight)  # the loop optimised the owned module
+
+    resumed, res = _interrupted_then_resumed(toy, tmp_path / "resumed", at_step=6)
+    assert res.resumed_from_step == 3
+    assert res.losses == ref.losses  # bit for bit: same data, same augmentations, same dropout masks
+    assert [p["stsb_dev_spearman"] for p in res.dev_curve] == [p["stsb_dev_spearman"] for p in ref.dev_curve]
+    assert torch.equal(resumed.head.weight, reference.head.weight)
+
+    record = execute.ensure(toy, progress=False)
+    assert record["spec"]["objective"] == "toy" and record["spec"]["objective_params"] == {"scale": 2.0}
+
+
+@pytest.mark.parametrize("objective, params, train_data", [
+    ("simcse_unsup", {}, "wiki_sentences_combined"),
+    ("simcse_unsup", {"augmentation": "delete_one_word"}, "wiki_sentences_combined"),
+    ("simcse_unsup", {"fixed_dropout_mask": True}, "wiki_sentences_combined"),
+    ("simcse_sup", {}, "snli_devtest_for_simcse"),
+])
+def test_every_objective_resumes_to_the_same_result(objective, params, train_data, tmp_path):
+    spec = RunSpec(**{**TINY, "objective": objective, "objective_params": params, "train_data": train_data,
+                      "pooler": "cls" if objective == "simcse_sup" else "cls_before_pooler"})
+    _, reference = _train(spec, tmp_path / "reference")
+    _, resumed = _interrupted_then_resumed(spec, tmp_path / "resumed", at_step=6)
+    assert resumed.resumed_from_step == 3
+    assert resumed.losses == reference.losses
+    assert [p["stsb_dev_spearman"] for p in resumed.dev_curve] == [p["stsb_dev_spearman"] for p in reference.dev_curve]
+    assert resumed.best_step == reference.best_step
+    _, again = _train(spec, tmp_path / "resumed")  # a finished state: nothing is trained twice
+    assert again.resumed_from_step == 6 and again.best_dev == resumed.best_dev
+
+
+def test_the_simcse_mlp_is_fresh_even_on_a_loaded_checkpoint(tmp_path):
+    """Regression: under transformers 5 re-initialising a loaded pooler was a no-op, so SimCSE trained its MLP from
+    the checkpoint's pretrained pooler instead of a fresh one (SimCSE footnote 9)."""
+    SentenceEncoder.from_name("tiny-random-bert", "cls", seed=5).save(tmp_path / "ckpt")
+    for pooler in ("cls", "cls_before_pooler"):
+        encoder = SentenceEncoder.from_name(str(tmp_path / "ckpt"), pooler)
+        pretrained = encoder.backbone.pooler.dense.weight.detach().clone()
+        spec = RunSpec(**{**TINY, "backbone": str(tmp_path / "ckpt"), "pooler": pooler})
+        objective = prepare_objective(spec, encoder)
+        mlp = objective.mlp.dense.weight.detach()
+        assert not torch.allclose(mlp, pretrained)
+        assert abs(float(mlp.std()) - encoder.backbone.config.initializer_range) < 0.005
+        assert float(objective.mlp.dense.bias.detach().abs().max()) == 0.0
+        assert torch.equal(mlp, prepare_objective(spec, encoder).mlp.dense.weight)  # seeded by the run
+    avg = prepare_objective(RunSpec(**{**TINY, "pooler": "avg"}), SentenceEncoder.from_name("tiny-random-bert", "avg"))
+    assert avg.mlp is None  # Table 6 "w/o MLP": other poolers train without one
+
+
+def test_sup_simcse_checkpoint_evaluates_the_trained_mlp(tmp_path):
+    spec = RunSpec(**{**TINY, "objective": "simcse_sup", "train_data": "snli_devtest_for_simcse", "pooler": "cls"})
+    objective, outcome = _train(spec, tmp_path / "run")
+    saved = SentenceEncoder.from_name(str(outcome.best_dir), "cls")
+    assert torch.equal(saved.backbone.pooler.dense.weight, objective.mlp.dense.weight)
+    sentences = ["a man is playing a guitar .", "the cat is eating"]
+    assert (saved.encode(sentences) == objective.evaluation_encoder().encode(sentences)).all()
+
+
+def test_epoch_order_computes_one_permutation_per_epoch(monkeypatch):
+    import numpy as np
+
+    calls = []
+    real = np.random.default_rng
+    monkeypatch.setattr(loop.np.random, "default_rng", lambda seed: calls.append(seed) or real(seed))
+    order = EpochOrder(n_rows=100, batch_size=8, seed=3)  # 12 steps per epoch
+    steps = [order.indices(s) for s in range(30)]
+    assert calls == [[3, 0], [3, 1], [3, 2]]
+    first_epoch = np.concatenate(steps[:12])
+    assert len(set(first_epoch.tolist())) == 96  # no row twice within an epoch
+    assert (EpochOrder(100, 8, 3).indices(13) == steps[13]).all()  # a resumed run sees the same rows
+    with pytest.raises(ValueError, match="cannot fill one batch"):
+        EpochOrder(5, 8, 0)
+
+
+def test_step_randomness_does_not_depend_on_where_a_run_started():
+    assert loop.step_rng(42, 7).random() == loop.step_rng(42, 7).random()
+    assert loop.step_rng(42, 7).random() != loop.step_rng(42, 8).random()
+
+
+def test_state_is_written_when_due_not_at_every_evaluation(monkeypatch, tmp_path):
+    writes = []
+    real = loop.atomic_write
+    monkeypatch.setattr(loop, "atomic_write", lambda path, fn: writes.append(path.name) or real(path, fn))
+    spec = RunSpec(**{**TINY, "steps": 9})
+    _train(spec, tmp_path / "rare", save_state_every_s=3600.0)
+    assert writes == ["state.pt"]  # only after the last step
+    writes.clear()
+    _train(spec, tmp_path / "often", save_state_every_s=0.0)
+    assert writes == ["state.pt"] * 3
+
+
+def test_rng_state_round_trip_is_on_the_cpu():
+    state = loop._rng_state(torch.device("cpu"))
+    assert set(state) == {"cpu"} and state["cpu"].device.type == "cpu"
+    expected = torch.rand(3)
+    loop._set_rng_state(state, torch.device("cpu"))
+    assert torch.equal(torch.rand(3), expected)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (resume with the CUDA RNG state)")
+def test_resume_on_cuda(tmp_path):
+    spec = RunSpec(**{**TINY, "objective_params": {"augmentation": "delete_one_word"}})
+
+    def on_cuda(folder, evaluate=None):
+        encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, seed=spec.seed).to("cuda")
+        objective = prepare_objective(spec, encoder)
+        return train(objective, spec, execute._training_rows(spec), evaluate or _dev_eval(spec), folder,
+                     progress=False, save_state_every_s=0.0)
+
+    reference = on_cuda(tmp_path / "reference")
+    evaluate = _dev_eval(spec)
+
+    def interrupt(encoder, step):
+        if step == 6:
+            raise KeyboardInterrupt
+        return evaluate(encoder, step)
+
+    with pytest.raises(KeyboardInterrupt):
+        on_cuda(tmp_path / "resumed", interrupt)
+    resumed = on_cuda(tmp_path / "resumed")
+    assert resumed.resumed_from_step == 3 and resumed.losses == reference.losses
+
+
 def test_ensure_runs_once_and_writes_a_complete_record(monkeypatch):
     spec = RunSpec(**TINY)
     record = execute.ensure(spec, progress=False)
     assert record["run_id"] == spec.run_id
-    assert record["training"]["best_step"] in (3, 6)
-    assert [p["step"] for p in record["training"]["dev_curve"]] == [0, 3, 6]
+    training = record["training"]
+    assert training["best_step"] in (3, 6) and training["best_is_last"] == (training["best_step"] == 6)
+    assert [p["step"] for p in training["dev_curve"]] == [0, 3, 6]
+    phase = training["phase_seconds"]
+    assert set(phase) == {"steps", "batching", "dev_evaluation", "checkpoint", "total"}
+    assert phase["steps"] + phase["batching"] + phase["dev_evaluation"] + phase["checkpoint"] <= phase["total"] + 1e-6
+    assert 0.0 < training["overhead_fraction"] < 1.0
+    assert record["precision"] == {"training": "fp32", "dev_evaluation": "fp32", "final_evaluation": "fp32"}
     for key in ("alignment", "uniformity", "singular_values", "cosine_by_rating"):
         assert key in record["analysis"]
-    from sentemb import settings
-
     assert not (settings.checkpoints_root() / spec.run_id / "state.pt").exists()
     assert (settings.checkpoints_root() / spec.run_id / "best" / "config.json").is_file()
     prov = record["provenance"]
     assert prov["synthetic_data"] is True and prov["seed"] == spec.seed and "torch" in prov["packages"]
+    assert prov["backbone_revision"] == "random"
     assert record["timing"]["total_seconds"] > 0
 
     def must_not_run(*args, **kwargs):
@@ -62,6 +288,28 @@ def test_ensure_runs_once_and_writes_a_complete_record(monkeypatch):
     assert execute.ensure(spec, progress=False) == record
     with pytest.raises(execute.NotRun):
         execute.ensure(dataclasses.replace(spec, seed=7), run_missing=False)
+
+
+def test_trajectory_is_sampled_between_evaluations():
+    spec = RunSpec(**{**TINY, "trajectory_every": 2})
+    record = execute.ensure(spec, progress=False)
+    assert [p["step"] for p in record["training"]["trajectory"]] == [0, 2, 3, 4, 6]
+    assert [p["step"] for p in record["training"]["dev_curve"]] == [0, 3, 6]
+
+
+def test_bf16_training_runs_and_is_recorded():
+    spec = RunSpec(**{**TINY, "precision": "bf16", "steps": 3})
+    record = execute.ensure(spec, progress=False)
+    assert record["precision"] == {"training": "bf16", "dev_evaluation": "bf16", "final_evaluation": "fp32"}
+    assert record["training"]["final_loss"] == record["training"]["final_loss"]  # not NaN
+
+
+def test_fp16_needs_cuda():
+    spec = RunSpec(**{**TINY, "precision": "fp16"})
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(ConfigError, match="fp16 needs a CUDA device"):
+        execute.ensure(spec, progress=False, device="cpu")
 
 
 def test_corrupt_record_is_reported_not_overwritten():
@@ -74,52 +322,28 @@ def test_corrupt_record_is_reported_not_overwritten():
     assert path.read_text() == "{not json"
 
 
-def _dev_eval(stsb):
-    return execute._dev_evaluator(RunSpec(**TINY), stsb, progress=False)
-
-
-def test_interrupted_training_resumes_to_the_same_result(tmp_path):
+def test_a_crash_in_the_final_evaluation_keeps_the_training(monkeypatch):
     spec = RunSpec(**TINY)
-    stsb = load_task("STSBenchmark", synthetic=True)
-    rows = execute._training_rows(spec)
-    evaluate = _dev_eval(stsb)
-
-    reference = train(SentenceEncoder.from_name(spec.backbone, spec.pooler, seed=spec.seed), spec, rows, evaluate,
-                      tmp_path / "reference", progress=False)
-
-    def interrupt_at_six(encoder, step):
-        if step == 6:
-            raise KeyboardInterrupt
-        return evaluate(encoder, step)
-
-    with pytest.raises(KeyboardInterrupt):
-        train(SentenceEncoder.from_name(spec.backbone, spec.pooler, seed=spec.seed), spec, rows, interrupt_at_six,
-              tmp_path / "resumed", progress=False)
-    assert (tmp_path / "resumed" / "state.pt").is_file()
-    resumed = train(SentenceEncoder.from_name(spec.backbone, spec.pooler, seed=spec.seed), spec, rows, evaluate,
-                    tmp_path / "resumed", progress=False)
-    assert resumed.resumed_from_step == 3
-    assert (tmp_path / "resumed" / "state.pt").is_file()  # kept until the run record is written
-    again = train(SentenceEncoder.from_name(spec.backbone, spec.pooler, seed=spec.seed), spec, rows, evaluate,
-                  tmp_path / "resumed", progress=False)
-    assert again.resumed_from_step == 6 and again.best_dev == resumed.best_dev  # nothing is trained twice
-    ref_curve = [round(p["stsb_dev_spearman"], 6) for p in reference.dev_curve]
-    new_curve = [round(p["stsb_dev_spearman"], 6) for p in resumed.dev_curve]
-    assert new_curve == ref_curve
-    assert resumed.losses == pytest.approx(reference.losses, rel=1e-5)
-
-
-def test_failed_run_leaves_no_record(monkeypatch):
-    spec = RunSpec(**TINY)
+    real = execute._final_evaluation
 
     def boom(*args, **kwargs):
         raise RuntimeError("simulated crash in evaluation")
 
     monkeypatch.setattr(execute, "_final_evaluation", boom)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="simulated crash"):
         execute.ensure(spec, progress=False)
     assert not store.record_path(spec.profile, spec.run_id).exists()
-    assert json.dumps(spec.as_dict())
+    assert (settings.checkpoints_root() / spec.run_id / "state.pt").is_file()
+
+    steps = []
+    original_forward = registry.TRAINING_OBJECTIVES["simcse_unsup"].forward
+    monkeypatch.setattr(registry.TRAINING_OBJECTIVES["simcse_unsup"], "forward",
+                        lambda self, rows, rng: steps.append(1) or original_forward(self, rows, rng))
+    monkeypatch.setattr(execute, "_final_evaluation", real)
+    record = execute.ensure(spec, progress=False)
+    assert steps == []  # not one training step again
+    assert record["training"]["resumed_from_step"] == 6
+    assert store.record_path(spec.profile, spec.run_id).is_file()
 
 
 def test_a_record_holds_every_group_it_asked_for(monkeypatch):
@@ -137,3 +361,14 @@ def test_a_record_holds_every_group_it_asked_for(monkeypatch):
     assert embeddings is not None and len(embeddings) == record["metrics"]["n_sentences_encoded"]
     with pytest.raises(ConfigError, match="final_eval"):
         RunSpec(**{**TINY, "final_eval": "transfer,sts"})
+
+
+def test_the_grid_run_ids_are_the_committed_records():
+    """Run ids are content hashes: a change to the spec or an objective's defaults changes them. The committed
+    small-profile records must be exactly the grid's (regenerate them, never rename or edit them)."""
+    from papers.simcse.experiments import grid
+
+    committed = {p.stem for p in (settings.REPO_ROOT / "results" / "runs" / "small").glob("*.json")}
+    wanted = {spec.run_id for specs in grid("small").values() for spec in specs}
+    assert wanted <= committed, f"grid runs without a committed record: {sorted(wanted - committed)}"
+

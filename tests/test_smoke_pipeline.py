@@ -24,14 +24,31 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     simcse_rows = headline[headline["row"].isin(["unsup. SimCSE", "sup. SimCSE"])]
     assert len(simcse_rows) == 16 and simcse_rows["reported"].notna().all()  # every task has its paper number
     assert headline.loc[headline["row"].str.startswith("backbone"), "reported"].isna().all()
-    assert t5["run_id"].str.len().eq(16).all() and (t5["profile"] == "smoke").all()
+    assert (t5["profile"] == "smoke").all()
+    unsup = headline[(headline["row"] == "unsup. SimCSE") & (headline["column"] == "STS-B")].iloc[0]
+    seeds = [float(v) for v in unsup["values"].split(";")]
+    assert unsup["n"] == 2 and unsup["seeds"] == "42;43" and len(unsup["run_ids"].split(";")) == 2
+    assert unsup["reproduced"] == pytest.approx(sum(seeds) / 2, abs=1e-3) and 0 < unsup["reproduced"] < 100
+    assert unsup["reported"] == pytest.approx(76.85)  # SimCSE-BERT-base STS-B in Table 5
+    assert unsup["delta"] == pytest.approx(unsup["reproduced"] - 76.85, abs=1e-3)
+    run_records = {p.stem for p in (isolated_outputs / "results" / "runs" / "smoke").glob("*.json")}
+    assert set(unsup["run_ids"].split(";")) <= run_records
     t3 = pd.read_csv(tables / "table3.csv")
     assert len(t3) == 8 and t3["reported"].notna().all()
-    assert (pd.read_csv(tables / "dev_curves.csv")["step"] == 0).any()
+    assert t3.set_index("row").loc["p=0.0", "n"] == 2 and t3.set_index("row").loc["p=0.01", "n"] == 1
+    curves = pd.read_csv(tables / "dev_curves.csv")
+    assert (curves["step"] == 0).any() and set(curves["seed"]) == {42, 43}
+    assert len(pd.read_csv(tables / "levelling.csv")) == 14  # trained runs x seeds
+    claims = pd.read_csv(tables / "claims.csv").set_index("claim")
+    assert set(claims["status"]) <= {"holds", "fails", "inconclusive", "not run"}
+    assert claims.loc["sup-beats-unsup", "n"] == "2 vs 2" and claims.loc["sup-beats-unsup", "test"] == "Welch one-sided"
+    assert claims.loc["dropout-0.1-is-best", "status"] == "inconclusive"  # p=0.01 ... 0.5 run one seed
+    assert "1 seed" in claims.loc["dropout-0.1-is-best", "detail"]
+    assert claims.loc["hard-negatives-help", "status"] == "not run"
     figures = isolated_outputs / "figures" / "simcse" / "smoke"
     for stem in ("figure2_align_uniform_training", "figure3_align_uniform_models", "figureF1_singular_values",
                  "figureG1_cosine_by_rating"):
         assert (figures / f"{stem}.png").stat().st_size > 5000
         assert (figures / f"{stem}.pdf").is_file()
     runs = list((isolated_outputs / "results" / "runs" / "smoke").glob("*.json"))
-    assert len(runs) == 12
+    assert len(runs) == 16  # 12 runs, 4 headline rows with a second seed

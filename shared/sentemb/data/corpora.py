@@ -18,6 +18,7 @@ import io
 
 from sentemb.data.files import read_text
 from sentemb.data.registry import files_of
+from sentemb.data.synthetic import synthetic_nli_triples, synthetic_sentences
 from sentemb.errors import ConfigError, DataError
 
 UNSUP_CORPORA = ("wiki1m_for_simcse", "wiki_sentences_combined")
@@ -27,8 +28,6 @@ NLI_CORPORA = ("nli_for_simcse", "snli_devtest_for_simcse")
 def load_sentences(name: str) -> list[str]:
     """One sentence per line, empty lines dropped, file order kept."""
     if name == "synthetic":
-        from sentemb.data.synthetic import synthetic_sentences
-
         return synthetic_sentences()
     if name not in UNSUP_CORPORA:
         raise ConfigError(f"unknown sentence corpus {name!r}; choose from {', '.join(UNSUP_CORPORA)} or synthetic")
@@ -39,8 +38,6 @@ def load_sentences(name: str) -> list[str]:
 def load_nli_triples(name: str) -> list[tuple[str, str, str]]:
     """(premise, entailment, contradiction) rows of a ``sent0,sent1,hard_neg`` CSV."""
     if name == "synthetic":
-        from sentemb.data.synthetic import synthetic_nli_triples
-
         return synthetic_nli_triples()
     if name not in NLI_CORPORA:
         raise ConfigError(f"unknown NLI corpus {name!r}; choose from {', '.join(NLI_CORPORA)} or synthetic")
@@ -52,3 +49,15 @@ def load_nli_triples(name: str) -> list[tuple[str, str, str]]:
     if not rows or any(not all(cell and cell.strip() for cell in row) for row in rows):
         raise DataError(f"{relpath}: empty file or a row with an empty sentence")
     return rows
+
+
+# The kinds of training rows an objective can ask for (``TrainingObjective.rows``) and their loaders.
+ROW_LOADERS = {"sentences": load_sentences, "nli_triples": load_nli_triples}
+
+
+def load_rows(kind: str, name: str) -> list:
+    try:
+        loader = ROW_LOADERS[kind]
+    except KeyError:
+        raise ConfigError(f"unknown kind of training rows {kind!r}; known: {', '.join(ROW_LOADERS)}") from None
+    return loader(name)

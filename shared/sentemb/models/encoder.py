@@ -1,13 +1,17 @@
-"""SentenceEncoder: a backbone, a pooler and (for ``cls`` poolers) the MLP head.
+"""SentenceEncoder: a backbone and a pooler (for ``cls``, the checkpoint's MLP pooler at evaluation).
 
 Two paths:
 
 - ``forward(batch, training=True)`` is the training path (gradients, dropout, max_len truncation
-  done by the caller's tokenisation, MLP when the pooler uses it in training).
+  done by the caller's tokenisation). It returns the pooled representation; an objective that trains an
+  MLP on top of it owns that MLP (``sentemb.objectives.simcse``).
 - ``encode(sentences)`` is the evaluation path of SimCSE's ``evaluation.py``: eval mode, **no
   truncation** (only sentences longer than the model's position limit are cut, and counted),
   dynamic padding. Each unique sentence is encoded once; batches are formed from sentences sorted
-  by token length so that padding is minimal, and the result is returned in input order.
+  by token length so that padding is minimal, and the result is returned in input order. ``precision``
+  (fp32 by default, SentEval's numbers) may run the forward pass under bf16/fp16 autocast; the output is
+  float32 either way. Batches of 64 were the fastest of 32-512 and of token-budget batching on 2 CPU cores
+  (``benchmarks/bench_eval.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from tqdm.auto import tqdm
 
 from sentemb.errors import ConfigError
 from sentemb.models.backbone import load_backbone
-from sentemb.models.poolers import NEEDS_HIDDEN_STATES, POOLERS, pool, uses_mlp
+from sentemb.models.poolers import NEEDS_HIDDEN_STATES, POOLERS, pool, uses_checkpoint_mlp
+from sentemb.precision import autocast
 
 
 class SentenceEncoder(nn.Module):
@@ -29,7 +34,7 @@ class SentenceEncoder(nn.Module):
         super().__init__()
         if pooler not in POOLERS:
             raise ConfigError(f"unknown pooler {pooler!r}; choose from {', '.join(POOLERS)}")
-        if pooler in ("cls", "cls_before_pooler") and getattr(backbone, "pooler", None) is None:
+        if pooler == "cls" and getattr(backbone, "pooler", None) is None:
             raise ConfigError(f"pooler {pooler!r} needs the backbone's MLP pooler, and {name or 'this model'} has none")
         self.backbone = backbone
         self.tokenizer = tokenizer
@@ -42,13 +47,6 @@ class SentenceEncoder(nn.Module):
     def from_name(cls, name: str, pooler: str, dropout: float | None = None, seed: int = 0) -> "SentenceEncoder":
         tokenizer, backbone = load_backbone(name, dropout=dropout, seed=seed)
         return cls(backbone, tokenizer, pooler, name=name)
-
-    def reset_mlp(self, seed: int) -> None:
-        """Fresh random MLP on [CLS], as SimCSE trains it (paper footnote 9)."""
-        state = torch.random.get_rng_state()
-        torch.manual_seed(seed)
-        self.backbone.pooler.apply(self.backbone._init_weights)
-        torch.random.set_rng_state(state)
 
     def save(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
@@ -71,7 +69,7 @@ class SentenceEncoder(nn.Module):
         want_hidden = self.pooler in NEEDS_HIDDEN_STATES
         out = self.backbone(**kwargs, output_hidden_states=want_hidden, return_dict=True)
         rep = pool(self.pooler, out.last_hidden_state, out.hidden_states, attention_mask)
-        if uses_mlp(self.pooler, training):
+        if uses_checkpoint_mlp(self.pooler, training):
             rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
         return rep
 
@@ -82,7 +80,8 @@ class SentenceEncoder(nn.Module):
         return {k: v.to(self.device) for k, v in batch.items()}
 
     @torch.inference_mode()
-    def encode(self, sentences: list[str], batch_size: int = 128, progress: bool | str = False) -> np.ndarray:
+    def encode(self, sentences: list[str], batch_size: int = 64, progress: bool | str = False,
+               precision: str = "fp32") -> np.ndarray:
         """float32 embeddings (n, dim) in the order of ``sentences`` (SentEval's evaluation path)."""
         unique = list(dict.fromkeys(sentences))
         if not unique:
@@ -102,7 +101,8 @@ class SentenceEncoder(nn.Module):
                 [unique[i] for i in index], padding=True, truncation=True, max_length=limit, return_tensors="pt"
             )
             batch = {k: v.to(self.device) for k, v in batch.items()}
-            out[index] = self.forward(**batch, training=False).float().cpu().numpy()
+            with autocast(precision, self.device):
+                out[index] = self.forward(**batch, training=False).float().cpu().numpy()
         self.train(was_training)
         position = {s: i for i, s in enumerate(unique)}
         return out[[position[s] for s in sentences]]

@@ -1,8 +1,10 @@
-"""Reproduced numbers as long rows with the reported tables' keys, and the join of the two.
+"""Reproduced numbers as long rows with the reported tables' keys, aggregated over seeds, and the join of the two.
 
 Every reproduced row carries what is needed to trace it: the run id (``results/runs/<profile>/<id>.json``
 holds the spec, the data sha256 and the whole provenance), the profile, the backbone actually used,
-the seed, the commit and the run's wall time.
+the seed, the commit and the run's wall time. :func:`aggregate_seeds` turns one row per seed into one row per
+cell with ``value`` = the mean over seeds, ``std`` (sample standard deviation, ddof = 1; empty for one seed),
+``n``, and, aligned with each other, every seed's ``values``, ``seeds`` and ``run_ids`` (";"-joined).
 """
 
 from __future__ import annotations
@@ -50,6 +52,44 @@ def sts_rows(record: dict, keys: dict) -> list[dict]:
     out.append({**keys, "column": "Avg.", "split": "test", "aggregation": "", "metric": "spearman",
                 "value": sum(headline) / len(headline)})
     return [{**r, **trace(record)} for r in out]
+
+
+CELL_KEYS = ["paper", "table", "row", "run", "reported_group", "reported_row", "column", "split", "aggregation", "metric"]
+
+
+def _joined(values) -> str:
+    return ";".join(str(v) for v in values)
+
+
+def aggregate_seeds(per_seed: pd.DataFrame, extra: tuple[str, ...] = ()) -> pd.DataFrame:
+    """One row per cell (``CELL_KEYS``): mean, std, n and the per-seed values/seeds/run ids of its seeds.
+
+    ``extra`` columns of the per-seed rows (e.g. ``best_step``) are kept ";"-joined in seed order."""
+    keys = [k for k in CELL_KEYS if k in per_seed.columns]
+    rows = []
+    for cell, group in per_seed.sort_values("seed").groupby(keys, sort=False, dropna=False):
+        values = group["value"].astype(float).tolist()
+        n = len(values)
+        mean = sum(values) / n
+        std = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5 if n > 1 else float("nan")
+        row = dict(zip(keys, cell))
+        row.update(value=mean, std=std, n=n, values=_joined(f"{v:.4f}" for v in values),
+                   seeds=_joined(group["seed"]), run_ids=_joined(group["run_id"]),
+                   profile=group["profile"].iloc[0], backbone_used=group["backbone_used"].iloc[0],
+                   commits=_joined(dict.fromkeys(group["commit"])),
+                   data_fingerprints=_joined(dict.fromkeys(group["data_fingerprint"])),
+                   wall_seconds=round(float(group["wall_seconds"].sum()), 1))
+        for column in extra:
+            row[column] = _joined(group[column])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def mean_std(row) -> str:
+    """'mean ± std (n)' for a reader (std omitted for one seed)."""
+    if row["n"] > 1:
+        return f"{row['reproduced']:.2f} ± {row['std']:.2f} ({row['n']})"
+    return f"{row['reproduced']:.2f} (1)"
 
 
 def join(reproduced: pd.DataFrame, reported: pd.DataFrame) -> pd.DataFrame:

@@ -2,7 +2,9 @@
 
 A spec that already has a record is never run again. A run writes nothing under results/ until it
 has finished; its checkpoints live in ``$SENTEMB_CACHE/checkpoints/<run_id>`` so that an interrupted
-run resumes from its last evaluation.
+run resumes from its last saved evaluation. Training runs in the spec's ``precision``, and so do the STS-B dev
+evaluations that select the checkpoint; the final evaluation runs in ``eval_precision`` (fp32 by default, so
+that the numbers are SentEval's). The record says which precision each phase used.
 """
 
 from __future__ import annotations
@@ -13,20 +15,21 @@ import torch
 
 from sentemb import settings
 from sentemb.analysis.stsb import align_uniform, analyse
-from sentemb.data.corpora import load_nli_triples, load_sentences
+from sentemb.data.corpora import load_rows
 from sentemb.data.files import track_reads
 from sentemb.data.sts import load_task
 from sentemb.errors import SentembError
 from sentemb.evaluate.embedding_cache import cached_encode, save_run_embeddings
 from sentemb.evaluate.sts import PROTOCOL, correlations, pair_scores
 from sentemb.evaluate.suite import evaluate_model
-from sentemb.models.backbone import TINY_RANDOM_BERT
+from sentemb.models.backbone import TINY_RANDOM_BERT, backbone_revision
 from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives.registry import objective_class
 from sentemb.runs import provenance, store
-from sentemb.runs.spec import RunSpec
-from sentemb.train.loop import train
+from sentemb.spec import RunSpec
+from sentemb.train.loop import prepare_objective, train
 
-ENCODE_BATCH = 128
+ENCODE_BATCH = 64
 
 
 class NotRun(SentembError):
@@ -34,10 +37,8 @@ class NotRun(SentembError):
 
 
 def _training_rows(spec: RunSpec) -> list:
-    name = "synthetic" if spec.synthetic_data else spec.train_data
-    if spec.objective == "simcse_sup":
-        return load_nli_triples(name)
-    return load_sentences(name)
+    """The rows the spec's objective reads (sentences, NLI triples, ...) from its training data."""
+    return load_rows(objective_class(spec.objective).rows, "synthetic" if spec.synthetic_data else spec.train_data)
 
 
 def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
@@ -45,11 +46,13 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
     sentences = dev.sentences()
     unique = list(dict.fromkeys(sentences))
     identity = {"backbone": spec.backbone, "pooler": spec.pooler, "max_position_truncation": True,
-                "seed": spec.seed if (spec.pooler == "cls" or spec.backbone == TINY_RANDOM_BERT) else None}
+                "seed": spec.seed if (spec.pooler == "cls" or spec.backbone == TINY_RANDOM_BERT) else None,
+                "precision": spec.precision}
 
     def evaluate_dev(encoder: SentenceEncoder, step: int) -> dict:
         def encode(s):
-            return encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "STS-B dev")
+            return encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "STS-B dev",
+                                  precision=spec.precision)
 
         vectors = cached_encode(identity, unique, encode) if step == 0 else encode(unique)
         lookup = dict(zip(unique, vectors))
@@ -68,7 +71,8 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -
     groups = [] if spec.final_eval == "stsb_dev" else spec.final_eval.split(",")
     splits = tuple(dict.fromkeys(("dev", "test") + tuple(spec.analysis_splits)))
     results, lookup = evaluate_model(
-        lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "final evaluation"), groups,
+        lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "final evaluation",
+                                 precision=spec.eval_precision), groups,
         sts_splits=splits, transfer_mode="test" if spec.profile == "full" else "fasttest",
         synthetic=spec.synthetic_data, mteb_model=encoder, extra_sentences=extra)
     metrics = results.pop("sts_simcse", {"protocol": PROTOCOL, "splits": list(splits), "tasks": {}, "summary": {}})
@@ -100,14 +104,19 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
         training = None
         if spec.trains:
             rows = _training_rows(spec)
-            outcome = train(encoder, spec, rows, _dev_evaluator(spec, stsb, progress),
+            objective = prepare_objective(spec, encoder)
+            outcome = train(objective, spec, rows, _dev_evaluator(spec, stsb, progress),
                             settings.checkpoints_root() / spec.run_id, progress=progress)
-            encoder = SentenceEncoder.from_name(str(outcome.best_dir), spec.pooler).to(device)
+            encoder = objective.evaluation_encoder()  # the best weights, loaded back by the loop
             encoder.name = f"{spec.objective} (run {spec.run_id}, best step {outcome.best_step})"
+            phase = outcome.seconds
             training = {
-                "dev_curve": outcome.dev_curve, "best_step": outcome.best_step, "best_stsb_dev": outcome.best_dev,
-                "train_seconds": outcome.train_seconds, "rows_seen": outcome.rows_seen,
-                "rows_per_second": outcome.rows_per_second, "sequences_per_second": outcome.sequences_per_second,
+                "dev_curve": outcome.dev_curve, "trajectory": outcome.trajectory, "best_step": outcome.best_step,
+                "best_stsb_dev": outcome.best_dev, "best_is_last": outcome.best_step == spec.steps,
+                "train_seconds": outcome.train_seconds, "phase_seconds": phase,
+                "overhead_fraction": 1.0 - phase["steps"] / phase["total"] if phase.get("total") else None,
+                "rows_seen": outcome.rows_seen, "rows_per_second": outcome.rows_per_second,
+                "sequences_per_second": outcome.sequences_per_second,
                 "resumed_from_step": outcome.resumed_from_step, "final_loss": outcome.final_loss,
                 "n_training_rows_available": len(rows), "checkpoint": str(outcome.best_dir),
             }
@@ -124,14 +133,18 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
         "metrics": metrics,
         "training": training,
         "analysis": analysis,
+        "precision": {"training": spec.precision if spec.trains else None,
+                      "dev_evaluation": spec.precision if spec.trains else None,
+                      "final_evaluation": spec.eval_precision},
         "provenance": {**prov, "data_sha256": dict(sorted(data_hashes.items())),
                        "synthetic_data": spec.synthetic_data, "seed": spec.seed,
+                       "backbone_revision": backbone_revision(spec.backbone),
                        "truncated_eval_sentences": encoder.truncated_sentences},
         "timing": {"total_seconds": total, "final_eval_seconds": eval_seconds,
-                   "train_seconds": training["train_seconds"] if training else 0.0},
+                   "train_seconds": training["train_seconds"] if training else 0.0,
+                   "training_phase_seconds": training["phase_seconds"]["total"] if training else 0.0},
     }
     store.save(record)
     if spec.trains:  # the record is safe: the resumable training state is no longer needed
         (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
     return record
-

@@ -14,7 +14,7 @@ from sentemb import settings
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def record_path(profile: str, run_id: str) -> Path:

@@ -1,1 +1,1 @@
-"""One training loop (``loop``) and the per-objective batch losses (``objective_steps``)."""
+"""The one training loop (``loop``): it trains any objective of ``sentemb.objectives.registry``."""

@@ -1,16 +1,21 @@
 """The training loop: one function, read it top to bottom.
 
-AdamW (no weight decay by default, as SimCSE's HF Trainer), linear warm-up/decay to zero, gradient
-clipping at 1.0, an STS-B dev evaluation every ``eval_every`` steps and at the last step, the best
-checkpoint (by STS-B dev Spearman) kept, and the whole dev curve recorded, including the
-alignment/uniformity trajectory (SimCSE Figure 2) measured on the same dev embeddings.
+It trains a :class:`~sentemb.objectives.base.TrainingObjective` (the encoder plus whatever modules the objective
+owns) and knows nothing about any paper: AdamW over ``objective.parameters()`` (no weight decay by default, as
+SimCSE's HF Trainer), linear warm-up/decay to zero, gradient clipping at 1.0, the spec's precision (fp32, or
+bf16/fp16 autocast; fp16 with a gradient scaler), an STS-B dev evaluation of ``objective.evaluation_encoder()``
+every ``eval_every`` steps and at the last step, the best weights (by STS-B dev Spearman) kept, and the whole dev
+curve recorded with the alignment/uniformity trajectory (SimCSE Figure 2; ``trajectory_every`` samples it more
+often than the evaluations, as the paper's every 10 steps).
 
-Step 0 (the untouched backbone) is evaluated for the curve but, as in SimCSE's trainer, it is not a
-candidate for selection. The loop is seeded, and resumable: after each evaluation it atomically
-writes ``state.pt`` (weights, optimizer, scheduler, RNG, curve) so an interrupted run continues from
-its last evaluation with the same data order. The state outlives the loop (a crash in the final
-evaluation does not cost the training); the executor deletes it once the run record is written.
-``best/`` is kept.
+Step 0 (the untouched backbone) is evaluated for the curve but, as in SimCSE's trainer, it is not a candidate
+for selection. The loop is seeded and exactly resumable: each step draws its rows from a per-epoch permutation
+and its text augmentations from a generator seeded by (seed, step); ``state.pt`` holds the objective's weights,
+optimizer, scheduler, gradient scaler, torch RNG (CPU and CUDA), curve and best weights. It is written at an
+evaluation once ``save_state_every_s`` seconds have passed since the last write, and always after the last step,
+so an interrupted run continues from its last saved evaluation and a crash in the final evaluation does not cost
+the training (the executor deletes ``state.pt`` once the run record is written). At the end the best weights are
+loaded back into the objective and its evaluated encoder is saved to ``best/`` (a Hugging Face directory).
 """
 
 from __future__ import annotations
@@ -26,18 +31,24 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from sentemb import precision as amp
 from sentemb.atomic import atomic_write
 from sentemb.models.encoder import SentenceEncoder
-from sentemb.runs.spec import RunSpec
-from sentemb.train.objective_steps import LOSSES, SENTENCES_PER_ROW
+from sentemb.objectives.base import TrainingObjective
+from sentemb.objectives.registry import build_objective
+from sentemb.spec import RunSpec
+
+DevEvaluator = Callable[[SentenceEncoder, int], dict]
 
 
 @dataclass
 class TrainOutcome:
     dev_curve: list[dict]
+    trajectory: list[dict]
     best_step: int
     best_dev: float
-    train_seconds: float
+    train_seconds: float  # forward + backward + optimizer steps
+    seconds: dict[str, float]  # the training phase: steps, batching, dev evaluations, checkpoints, total
     rows_seen: int
     sequences_per_second: float
     rows_per_second: float
@@ -47,14 +58,33 @@ class TrainOutcome:
     losses: list[float] = field(default_factory=list)
 
 
-def _batch_rows(rows: list, step: int, batch_size: int, seed: int) -> list:
-    """Rows of a step: a seeded permutation per epoch, so a resumed run sees the same data."""
-    per_epoch = len(rows) // batch_size
-    if per_epoch == 0:
-        raise ValueError(f"{len(rows)} training rows cannot fill one batch of {batch_size}")
-    epoch, offset = divmod(step, per_epoch)
-    order = np.random.default_rng([seed, epoch]).permutation(len(rows))
-    return [rows[i] for i in order[offset * batch_size : (offset + 1) * batch_size]]
+def prepare_objective(spec: RunSpec, encoder: SentenceEncoder) -> TrainingObjective:
+    """The spec's objective around ``encoder``; the modules it creates are initialised from the run's seed."""
+    torch.manual_seed(spec.seed)
+    return build_objective(spec.objective, spec.objective_params, encoder, spec.max_len).to(encoder.device)
+
+
+class EpochOrder:
+    """Rows of a step: a seeded permutation per epoch (computed once per epoch), so a resumed run sees the
+    same data in the same order."""
+
+    def __init__(self, n_rows: int, batch_size: int, seed: int) -> None:
+        self.per_epoch = n_rows // batch_size
+        if self.per_epoch == 0:
+            raise ValueError(f"{n_rows} training rows cannot fill one batch of {batch_size}")
+        self.n_rows, self.batch_size, self.seed = n_rows, batch_size, seed
+        self._epoch, self._order = -1, np.empty(0, dtype=np.int64)
+
+    def indices(self, step: int) -> np.ndarray:
+        epoch, offset = divmod(step, self.per_epoch)
+        if epoch != self._epoch:
+            self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.n_rows)
+        return self._order[offset * self.batch_size : (offset + 1) * self.batch_size]
+
+
+def step_rng(seed: int, step: int) -> random.Random:
+    """The text-augmentation randomness of one step: the same for a resumed and an uninterrupted run."""
+    return random.Random(seed * 1_000_003 + step)
 
 
 def _linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
@@ -66,76 +96,147 @@ def _linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
     return factor
 
 
-def _save_best(encoder: SentenceEncoder, best_dir: Path) -> None:
+def _rng_state(device: torch.device) -> dict:
+    state = {"cpu": torch.random.get_rng_state()}
+    if device.type == "cuda":
+        state["cuda"] = torch.cuda.get_rng_state(device)
+    return state
+
+
+def _set_rng_state(state: dict, device: torch.device) -> None:
+    torch.random.set_rng_state(state["cpu"])
+    if device.type == "cuda" and "cuda" in state:
+        torch.cuda.set_rng_state(state["cuda"], device)
+
+
+def _cpu_copy(state_dict: dict) -> dict:
+    return {k: v.detach().to("cpu", copy=True) for k, v in state_dict.items()}
+
+
+def _save_best(objective: TrainingObjective, best_dir: Path) -> None:
     tmp = best_dir.with_name(best_dir.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    encoder.save(tmp)
+    objective.evaluation_encoder().save(tmp)
     shutil.rmtree(best_dir, ignore_errors=True)
     tmp.replace(best_dir)
 
 
-def train(encoder: SentenceEncoder, spec: RunSpec, rows: list, evaluate_dev: Callable[[SentenceEncoder, int], dict],
-          checkpoint_dir: Path, progress: bool = True) -> TrainOutcome:
+def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev: DevEvaluator,
+          checkpoint_dir: Path, progress: bool = True, save_state_every_s: float = 300.0) -> TrainOutcome:
+    phase_started = time.perf_counter()
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     state_path, best_dir = checkpoint_dir / "state.pt", checkpoint_dir / "best"
-    loss_of = LOSSES[spec.objective]
-    optimizer = torch.optim.AdamW(encoder.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
+    device = objective.encoder.device
+    amp.check(spec.precision, device)
+    scaler = amp.grad_scaler(spec.precision, device)
+    optimizer = torch.optim.AdamW(objective.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _linear_schedule(spec.warmup_steps, spec.steps))
+    seconds = {"steps": 0.0, "batching": 0.0, "dev_evaluation": 0.0, "checkpoint": 0.0}
 
-    start, curve, losses, resumed, train_seconds = 0, [], [], None, 0.0
-    best_step, best_dev = -1, float("-inf")
+    def dev_point(step: int) -> dict:
+        tick = time.perf_counter()
+        point = evaluate_dev(objective.evaluation_encoder(), step)
+        objective.train()
+        seconds["dev_evaluation"] += time.perf_counter() - tick
+        return point
+
+    start, curve, trajectory, losses, resumed = 0, [], [], [], None
+    best_step, best_dev, best_state = -1, float("-inf"), None
     if state_path.is_file():
-        state = torch.load(state_path, map_location=encoder.device, weights_only=False)
+        state = torch.load(state_path, map_location="cpu", weights_only=False)
         if state.get("run_id") == spec.run_id:
-            encoder.load_state_dict(state["model"])
+            objective.load_state_dict(state["objective"])
             optimizer.load_state_dict(state["optimizer"])
             scheduler.load_state_dict(state["scheduler"])
-            torch.random.set_rng_state(state["torch_rng"])
-            start, curve, losses = state["step"], state["curve"], state["losses"]
-            best_step, best_dev = state["best_step"], state["best_dev"]
-            train_seconds, resumed = state["train_seconds"], start
+            if scaler is not None and state.get("scaler"):
+                scaler.load_state_dict(state["scaler"])
+            _set_rng_state(state["rng"], device)
+            start, curve, trajectory, losses = state["step"], state["curve"], state["trajectory"], state["losses"]
+            best_step, best_dev, best_state = state["best_step"], state["best_dev"], state["best_state"]
+            seconds, resumed = state["seconds"], start
         else:  # a state of another spec: restart cleanly
             state_path.unlink()
     if resumed is None:
-        torch.manual_seed(spec.seed)
-        if spec.pooler in ("cls", "cls_before_pooler"):
-            encoder.reset_mlp(spec.seed)
-        curve.append({"step": 0, **evaluate_dev(encoder, 0)})
+        point = {"step": 0, **dev_point(0)}
+        curve.append(point)
+        trajectory.append(point)
 
-    rng = random.Random(spec.seed * 1_000_003 + start)  # augmentation randomness, resumable by step
-    encoder.train()
+    earlier_total = seconds.get("total", 0.0)  # the training phase before an interruption
+
+    def phase_total() -> float:
+        return earlier_total + time.perf_counter() - phase_started
+
+    order = EpochOrder(len(rows), spec.batch_size, spec.seed)
+    trajectory_every = spec.trajectory_every or spec.eval_every
+    last_state_write = time.perf_counter()
+    objective.train()
     bar = tqdm(range(start, spec.steps), initial=start, total=spec.steps, desc=f"train {spec.objective}",
                disable=not progress, mininterval=2.0)
     for step in bar:
         tick = time.perf_counter()
-        batch = _batch_rows(rows, step, spec.batch_size, spec.seed)
-        loss = loss_of(encoder, batch, spec, rng)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(encoder.parameters(), spec.grad_clip)
-        optimizer.step()
+        batch = [rows[i] for i in order.indices(step)]
+        rng = step_rng(spec.seed, step)
+        seconds["batching"] += time.perf_counter() - tick
+
+        tick = time.perf_counter()
+        with amp.autocast(spec.precision, device):
+            loss = objective(batch, rng)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+        else:
+            loss.backward()
+        torch.nn.utils.clip_grad_norm_(objective.parameters(), spec.grad_clip)
+        if scaler is not None:
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            optimizer.step()
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
-        train_seconds += time.perf_counter() - tick
         losses.append(float(loss.detach()))
+        seconds["steps"] += time.perf_counter() - tick
+
         done = step + 1
-        if done % spec.eval_every == 0 or done == spec.steps:
-            point = {"step": done, "loss": float(np.mean(losses[-spec.eval_every:])), **evaluate_dev(encoder, done)}
-            curve.append(point)
-            encoder.train()
-            if point["stsb_dev_spearman"] > best_dev:
-                best_step, best_dev = done, point["stsb_dev_spearman"]
-                _save_best(encoder, best_dir)
-            state = {"run_id": spec.run_id, "step": done, "model": encoder.state_dict(),
+        is_eval = done % spec.eval_every == 0 or done == spec.steps
+        if not is_eval and done % trajectory_every != 0:
+            continue
+        point = {"step": done, **dev_point(done)}
+        trajectory.append(point)
+        if not is_eval:
+            continue
+        point["loss"] = float(np.mean(losses[-spec.eval_every:]))
+        curve.append(point)
+        if best_state is None or point["stsb_dev_spearman"] > best_dev:  # a NaN score is never better
+            best_step, best_dev = done, point["stsb_dev_spearman"]
+            tick = time.perf_counter()
+            best_state = _cpu_copy(objective.state_dict())
+            seconds["checkpoint"] += time.perf_counter() - tick
+        if done == spec.steps or time.perf_counter() - last_state_write >= save_state_every_s:
+            tick = time.perf_counter()
+            seconds["total"] = phase_total()
+            state = {"run_id": spec.run_id, "step": done, "objective": objective.state_dict(),
                      "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                     "torch_rng": torch.random.get_rng_state(), "curve": curve, "losses": losses,
-                     "best_step": best_step, "best_dev": best_dev, "train_seconds": train_seconds}
+                     "scaler": scaler.state_dict() if scaler is not None else None, "rng": _rng_state(device),
+                     "curve": curve, "trajectory": trajectory, "losses": losses, "best_step": best_step,
+                     "best_dev": best_dev, "best_state": best_state, "seconds": seconds}
             atomic_write(state_path, lambda tmp: torch.save(state, tmp))
-            bar.set_postfix(loss=f"{point['loss']:.3f}", dev=f"{100 * point['stsb_dev_spearman']:.2f}")
+            seconds["checkpoint"] += time.perf_counter() - tick
+            last_state_write = time.perf_counter()
+        bar.set_postfix(loss=f"{point['loss']:.3f}", dev=f"{100 * point['stsb_dev_spearman']:.2f}")
+
+    tick = time.perf_counter()
+    objective.load_state_dict(best_state)
+    objective.eval()
+    _save_best(objective, best_dir)
+    seconds["checkpoint"] += time.perf_counter() - tick
+    seconds["total"] = phase_total()
     rows_seen = spec.steps * spec.batch_size  # over the whole run, resumed parts included
+    train_seconds = max(seconds["steps"], 1e-9)
     return TrainOutcome(
-        dev_curve=curve, best_step=best_step, best_dev=best_dev, train_seconds=train_seconds,
-        rows_seen=rows_seen,
-        sequences_per_second=rows_seen * SENTENCES_PER_ROW[spec.objective] / max(train_seconds, 1e-9),
-        rows_per_second=rows_seen / max(train_seconds, 1e-9), resumed_from_step=resumed, best_dir=best_dir,
+        dev_curve=curve, trajectory=trajectory, best_step=best_step, best_dev=best_dev,
+        train_seconds=seconds["steps"], seconds=dict(seconds), rows_seen=rows_seen,
+        sequences_per_second=rows_seen * objective.sequences_per_row / train_seconds,
+        rows_per_second=rows_seen / train_seconds, resumed_from_step=resumed, best_dir=best_dir,
         final_loss=losses[-1] if losses else None, losses=losses,
     )

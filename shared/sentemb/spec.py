@@ -1,8 +1,16 @@
 """An experiment spec: plain, frozen data. Its content hash is the run id.
 
 Two papers asking for the same spec get the same run id and share one run. Every field that can
-change a number is in the spec (including the profile and whether the data is synthetic), so a
-run id names its numbers unambiguously.
+change a number is in the spec (the profile, whether the data is synthetic, the precision of each
+phase), so a run id names its numbers unambiguously.
+
+The spec is paper-free: it names an objective and carries that objective's parameters
+(``objective_params``); the objective declares, documents and validates them itself
+(:mod:`sentemb.objectives.registry`). The stored parameters are the resolved ones (every default
+filled in), so a run id changes when an objective's default changes.
+
+This module sits below both the training loop (``train``) and the run executor (``runs``): both
+import it, it imports neither.
 """
 
 from __future__ import annotations
@@ -11,13 +19,14 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from sentemb.errors import ConfigError
 from sentemb.evaluate import GROUPS
 from sentemb.models.poolers import POOLERS
+from sentemb.objectives.registry import NO_TRAINING, objective_class, resolve_params
+from sentemb.precision import PRECISIONS
 
-OBJECTIVES = ("none", "simcse_unsup", "simcse_sup")
-AUGMENTATIONS = ("none", "delete_one_word")
 FINAL_EVALS = ("sts", "stsb_dev")  # or groups joined by commas, "sts" first: "sts,transfer,mteb"
 PROFILES = ("smoke", "small", "full")
 
@@ -27,12 +36,9 @@ class RunSpec:
     profile: str
     backbone: str
     pooler: str = "cls_before_pooler"
-    objective: str = "none"
-    temperature: float = 0.05
-    hard_negative_alpha: float = 1.0
+    objective: str = NO_TRAINING
+    objective_params: Mapping[str, Any] = field(default_factory=dict)  # resolved: every parameter, sorted
     dropout: float | None = None  # None: the backbone's own config (0.1 for BERT)
-    fixed_dropout_mask: bool = False  # SimCSE Table 3 "fixed 0.1": one mask for both views
-    augmentation: str = "none"
     train_data: str | None = None
     steps: int = 0
     batch_size: int = 64
@@ -43,6 +49,9 @@ class RunSpec:
     grad_clip: float = 1.0
     seed: int = 42
     eval_every: int = 125
+    trajectory_every: int | None = None  # alignment/uniformity on STS-B dev every k steps; None: at evaluations
+    precision: str = "fp32"  # training forward/backward and the STS-B dev evaluations during training
+    eval_precision: str = "fp32"  # the final evaluation (fp32 keeps SentEval's numbers)
     final_eval: str = "sts"
     analysis_splits: tuple[str, ...] = ("dev", "test")
     synthetic_data: bool = False
@@ -54,32 +63,44 @@ class RunSpec:
             problems.append(f"profile {self.profile!r} is not one of {PROFILES}")
         if self.pooler not in POOLERS:
             problems.append(f"pooler {self.pooler!r} is not one of {POOLERS}")
-        if self.objective not in OBJECTIVES:
-            problems.append(f"objective {self.objective!r} is not one of {OBJECTIVES}")
-        if self.augmentation not in AUGMENTATIONS:
-            problems.append(f"augmentation {self.augmentation!r} is not one of {AUGMENTATIONS}")
+        for name in ("precision", "eval_precision"):
+            if getattr(self, name) not in PRECISIONS:
+                problems.append(f"{name} {getattr(self, name)!r} is not one of {PRECISIONS}")
         groups = self.final_eval.split(",")
         if self.final_eval not in FINAL_EVALS and not (groups[0] == "sts" and set(groups) <= set(GROUPS)):
             problems.append(f"final_eval {self.final_eval!r} is not 'stsb_dev' nor 'sts' followed by groups of {GROUPS}")
-        if self.objective != "none":
+        if self.trains:
             if self.steps <= 0 or self.batch_size <= 1 or self.eval_every <= 0:
                 problems.append("training needs steps > 0, batch_size > 1 and eval_every > 0")
             if not self.train_data:
                 problems.append("training needs train_data")
+            if self.trajectory_every is not None and self.trajectory_every <= 0:
+                problems.append(f"trajectory_every must be positive or None, got {self.trajectory_every}")
         if self.dropout is not None and not 0.0 <= self.dropout < 1.0:
             problems.append(f"dropout must be in [0, 1), got {self.dropout}")
-        if self.temperature <= 0 or self.hard_negative_alpha <= 0:
-            problems.append("temperature and hard_negative_alpha must be positive")
         if problems:
             raise ConfigError("invalid run spec: " + "; ".join(problems))
+        objective_class(self.objective)  # an unknown objective: ConfigError listing the known ones
+        object.__setattr__(self, "objective_params", resolve_params(self.objective, self.objective_params))
+
+    def __hash__(self) -> int:
+        return hash(self.run_id)
 
     @property
     def trains(self) -> bool:
-        return self.objective != "none"
+        return self.objective != NO_TRAINING
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.objective_params)
+
+    def with_params(self, **changes: Any) -> "RunSpec":
+        """A copy with some objective parameters changed (validated like any spec)."""
+        return dataclasses.replace(self, objective_params={**self.objective_params, **changes})
 
     def as_dict(self) -> dict:
-        out = dataclasses.asdict(self)
-        out.pop("notes")
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "notes"}
+        out["objective_params"] = dict(self.objective_params)
         out["analysis_splits"] = list(self.analysis_splits)
         return out
 

@@ -1,0 +1,132 @@
+"""What a training objective is: the loss of a batch of rows, the parameters it declares, the modules it owns,
+and the embedding that is evaluated.
+
+Modelled on sentence-transformers' ``losses/``: an objective is an ``nn.Module`` built around the encoder it
+trains. Everything it adds (SimCSE's MLP, a projector, an MLM head, a second encoder) is a submodule, so
+the training loop optimises, checkpoints and resumes ``objective.parameters()`` / ``objective.state_dict()``
+without knowing what is inside. An objective declares its hyperparameters once, as :class:`Param` entries
+next to its loss; a spec names the objective and gives values for them, and :meth:`TrainingObjective.resolve`
+validates those values (unknown name, wrong type, out of range: a ConfigError naming the objective and
+listing its parameters).
+
+A subclass sets:
+
+- ``name``: the objective's name in specs and run records;
+- ``params``: its parameters (:class:`Param`);
+- ``rows``: the kind of training rows it reads (``"sentences"``, ``"nli_triples"``; see
+  :data:`sentemb.data.corpora.ROW_LOADERS`) and ``sequences_per_row``, the sequences it encodes per row (for
+  throughput figures);
+
+and implements ``forward(rows, rng) -> loss`` (``rng``: a ``random.Random`` seeded by run seed and step, for
+text augmentations, so that a resumed run draws the same augmentations) and, when the evaluated embedding is
+not the encoder's own, :meth:`evaluation_encoder`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Sequence
+
+import torch
+from torch import nn
+
+from sentemb.errors import ConfigError
+from sentemb.models.encoder import SentenceEncoder
+
+
+@dataclass(frozen=True)
+class Param:
+    """One hyperparameter of an objective: its type, default, allowed values and what it is in the paper."""
+
+    name: str
+    type: type
+    default: Any
+    doc: str
+    low: float | None = None  # inclusive bound unless low_open
+    high: float | None = None  # inclusive bound unless high_open
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple | None = None
+
+    def allowed(self) -> str:
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.low is None and self.high is None:
+            return self.type.__name__
+        left = "(" if self.low_open else "["
+        right = ")" if self.high_open else "]"
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        return f"{self.type.__name__} in {left}{low}, {high}{right}"
+
+    def check(self, value: Any) -> Any:
+        """The value coerced to the parameter's type; ValueError saying what is allowed otherwise."""
+        if self.type is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"expected true or false, got {value!r}")
+        elif self.type is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"expected a number, got {value!r}")
+            value = float(value)
+        elif self.type is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"expected an integer, got {value!r}")
+        elif not isinstance(value, self.type):
+            raise ValueError(f"expected {self.type.__name__}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"{value!r} is not {self.allowed()}")
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            raise ValueError(f"{value!r} is not {self.allowed()}")
+        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
+            raise ValueError(f"{value!r} is not {self.allowed()}")
+        return value
+
+
+class TrainingObjective(nn.Module):
+    name: ClassVar[str]
+    params: ClassVar[tuple[Param, ...]] = ()
+    rows: ClassVar[str] = "sentences"
+    sequences_per_row: ClassVar[int] = 2
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.max_len = max_len
+
+    # -- parameters ---------------------------------------------------------------------------
+    @classmethod
+    def describe_params(cls) -> str:
+        if not cls.params:
+            return f"objective {cls.name!r} takes no parameters"
+        lines = [f"  {p.name} ({p.allowed()}, default {p.default!r}): {p.doc}" for p in cls.params]
+        return f"objective {cls.name!r} takes:\n" + "\n".join(lines)
+
+    @classmethod
+    def resolve(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Every parameter with its value (given or default), validated, in declaration order."""
+        known = {p.name: p for p in cls.params}
+        unknown = sorted(set(given) - set(known))
+        problems = [f"unknown parameter(s) {unknown}"] if unknown else []
+        resolved = {}
+        for name, param in known.items():
+            try:
+                resolved[name] = param.check(given.get(name, param.default))
+            except ValueError as exc:
+                problems.append(f"{name}: {exc}")
+        if problems:
+            raise ConfigError(f"objective {cls.name!r}: " + "; ".join(problems) + "\n" + cls.describe_params())
+        return resolved
+
+    # -- training -----------------------------------------------------------------------------
+    def forward(self, rows: Sequence, rng: random.Random) -> torch.Tensor:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def embed(self, sentences: Sequence[str]) -> torch.Tensor:
+        """The encoder's training-path embeddings of ``sentences`` (dropout on, truncated to ``max_len``)."""
+        return self.encoder(**self.encoder.tokenize(list(sentences), self.max_len), training=True)
+
+    # -- evaluation ---------------------------------------------------------------------------
+    def evaluation_encoder(self) -> SentenceEncoder:
+        """The model whose embeddings are evaluated (dev selection, final evaluation, saved checkpoint)."""
+        return self.encoder

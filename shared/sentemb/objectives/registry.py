@@ -1,0 +1,53 @@
+"""The training objectives a spec can name, and the validation of their parameters.
+
+Adding an objective: write its class (a :class:`~sentemb.objectives.base.TrainingObjective`, one file) and add
+it to :data:`TRAINING_OBJECTIVES`. Neither the spec nor the training loop changes.
+
+| name           | class                                       | paper, equation             |
+|----------------|---------------------------------------------|-----------------------------|
+| ``none``       | (no training: the backbone is evaluated as it is) |                        |
+| ``simcse_unsup`` | :class:`~sentemb.objectives.simcse.SimCSEUnsupervised` | SimCSE §3, Eq. 4 |
+| ``simcse_sup``   | :class:`~sentemb.objectives.simcse.SimCSESupervised`   | SimCSE §4, Eq. 5/8 |
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from sentemb.errors import ConfigError
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives.base import TrainingObjective
+from sentemb.objectives.simcse import SimCSESupervised, SimCSEUnsupervised
+
+NO_TRAINING = "none"
+TRAINING_OBJECTIVES: dict[str, type[TrainingObjective]] = {
+    cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised)
+}
+
+
+def objective_class(name: str) -> type[TrainingObjective] | None:
+    """The class of a training objective (None for ``none``); ConfigError listing the known names otherwise."""
+    if name == NO_TRAINING:
+        return None
+    try:
+        return TRAINING_OBJECTIVES[name]
+    except KeyError:
+        known = ", ".join([NO_TRAINING, *TRAINING_OBJECTIVES])
+        raise ConfigError(f"unknown objective {name!r}; choose from {known}") from None
+
+
+def resolve_params(name: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The objective's parameters, defaults filled in and validated (sorted by name, as stored in a spec)."""
+    cls = objective_class(name)
+    if cls is None:
+        if given:
+            raise ConfigError(f"objective {NO_TRAINING!r} (no training) takes no parameters, got {sorted(given)}")
+        return {}
+    return dict(sorted(cls.resolve(given).items()))
+
+
+def build_objective(name: str, params: Mapping[str, Any], encoder: SentenceEncoder, max_len: int) -> TrainingObjective:
+    cls = objective_class(name)
+    if cls is None:
+        raise ConfigError(f"objective {NO_TRAINING!r} does not train")
+    return cls(encoder, max_len, **resolve_params(name, params))

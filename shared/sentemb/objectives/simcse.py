@@ -1,0 +1,130 @@
+"""SimCSE's two training objectives (Gao et al., 2021), with the MLP they own.
+
+``simcse_unsup`` (§3, Eq. 4). Rows: sentences. Each sentence is fed twice in one forward pass of shape (2N, len),
+so the two copies get independent dropout masks (how the official code builds the views), and the loss is
+:class:`~sentemb.objectives.infonce.UnsupervisedInfoNCE`. Parameters:
+
+- ``temperature``: tau of Eq. 4 (0.05);
+- ``fixed_dropout_mask``: Table 3 "fixed 0.1": encode once and use that output for both views, i.e. the same
+  dropout mask for the pair;
+- ``augmentation``: ``delete_one_word`` replaces the second view by the sentence with one word removed (Table 1,
+  Figure 2), dropout still on.
+
+``simcse_sup`` (§4, Eq. 5; Eq. 8 with ``hard_negative_alpha``). Rows: (premise, entailment, contradiction),
+encoded in one pass; the loss is :class:`~sentemb.objectives.infonce.SupervisedInfoNCE`.
+
+The MLP. With a [CLS] pooler SimCSE trains a fresh MLP (dense + tanh, BERT's pooler shape) on top of [CLS]
+(§6.3, footnote 9), initialised as BERT initialises a linear layer (normal(0, initializer_range), zero bias): the
+objective creates it, seeded by the training loop, and owns it. ``cls_before_pooler`` evaluates [CLS] without
+it (unsupervised SimCSE's ``mlp_only_train``); ``cls`` evaluates MLP([CLS]). For evaluation and checkpoints
+the trained MLP is written into the backbone's ``pooler`` module, which is what SimCSE's
+``simcse_to_huggingface.py`` does, so a saved checkpoint is a plain Hugging Face directory whose
+``pooler_output`` is the trained MLP. Other poolers train without an MLP (Table 6 "w/o MLP").
+
+Training inputs are truncated to ``max_len`` tokens (32 in SimCSE) and padded per batch.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+import torch
+from torch import nn
+
+from sentemb.augment import delete_one_word
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives.base import Param, TrainingObjective
+from sentemb.objectives.infonce import SupervisedInfoNCE, UnsupervisedInfoNCE
+
+MLP_POOLERS = ("cls", "cls_before_pooler")
+TEMPERATURE = Param("temperature", float, 0.05, "tau of Eq. 4/5: cosine similarities are divided by it",
+                    low=0.0, low_open=True)
+
+
+class SimCSEMLP(nn.Module):
+    """Dense + tanh on [CLS] (SimCSE's ``MLPLayer``), freshly initialised as BERT initialises a linear layer."""
+
+    def __init__(self, dim: int, initializer_range: float = 0.02) -> None:
+        super().__init__()
+        self.dense = nn.Linear(dim, dim)
+        self.activation = nn.Tanh()
+        nn.init.normal_(self.dense.weight, mean=0.0, std=initializer_range)
+        nn.init.zeros_(self.dense.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.activation(self.dense(x))
+
+
+class _SimCSEObjective(TrainingObjective):
+    def __init__(self, encoder: SentenceEncoder, max_len: int) -> None:
+        super().__init__(encoder, max_len)
+        self.mlp = None
+        if encoder.pooler in MLP_POOLERS:
+            config = encoder.backbone.config
+            self.mlp = SimCSEMLP(encoder.dim, getattr(config, "initializer_range", 0.02)).to(encoder.device)
+
+    def embed(self, sentences: Sequence[str]) -> torch.Tensor:
+        z = super().embed(sentences)
+        return self.mlp(z) if self.mlp is not None else z
+
+    def evaluation_encoder(self) -> SentenceEncoder:
+        """The encoder, with the trained MLP written into its ``pooler`` module (evaluated by ``cls``; for
+        ``cls_before_pooler`` it is only kept in the checkpoint, as SimCSE's converted checkpoints keep it)."""
+        if self.mlp is not None:
+            with torch.no_grad():
+                self.encoder.backbone.pooler.dense.weight.copy_(self.mlp.dense.weight)
+                self.encoder.backbone.pooler.dense.bias.copy_(self.mlp.dense.bias)
+        return self.encoder
+
+
+class SimCSEUnsupervised(_SimCSEObjective):
+    """Unsupervised SimCSE (Eq. 4). Input rows: sentences. Evaluated: the encoder with the spec's pooler."""
+
+    name = "simcse_unsup"
+    rows = "sentences"
+    sequences_per_row = 2
+    params = (
+        TEMPERATURE,
+        Param("fixed_dropout_mask", bool, False, "Table 3 'fixed 0.1': one dropout mask shared by both views"),
+        Param("augmentation", str, "none", "second view: 'none' (dropout only) or 'delete_one_word' (Table 1)",
+              choices=("none", "delete_one_word")),
+    )
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, fixed_dropout_mask: bool,
+                 augmentation: str) -> None:
+        super().__init__(encoder, max_len)
+        self.loss = UnsupervisedInfoNCE(temperature)
+        self.fixed_dropout_mask = fixed_dropout_mask
+        self.augmentation = augmentation
+
+    def forward(self, rows: Sequence[str], rng: random.Random) -> torch.Tensor:
+        n = len(rows)
+        if self.fixed_dropout_mask:
+            z = self.embed(rows)
+            return self.loss(z, z)
+        second = [delete_one_word(s, rng) for s in rows] if self.augmentation == "delete_one_word" else list(rows)
+        z = self.embed(list(rows) + second)
+        return self.loss(z[:n], z[n:])
+
+
+class SimCSESupervised(_SimCSEObjective):
+    """Supervised SimCSE (Eq. 5, Eq. 8 with alpha). Input rows: (premise, entailment, contradiction)."""
+
+    name = "simcse_sup"
+    rows = "nli_triples"
+    sequences_per_row = 3
+    params = (
+        TEMPERATURE,
+        Param("hard_negative_alpha", float, 1.0, "alpha of Eq. 8: weight of the anchor's own hard negative (1 = Eq. 5)",
+              low=0.0, low_open=True),
+    )
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, hard_negative_alpha: float) -> None:
+        super().__init__(encoder, max_len)
+        self.loss = SupervisedInfoNCE(temperature, hard_negative_alpha)
+
+    def forward(self, rows: Sequence[tuple[str, str, str]], rng: random.Random) -> torch.Tensor:
+        n = len(rows)
+        z = self.embed([r[0] for r in rows] + [r[1] for r in rows] + [r[2] for r in rows])
+        return self.loss(z[:n], z[n : 2 * n], z[2 * n :])
