@@ -200,6 +200,14 @@ def _one_seed(samples: list[list[float]], refs: list[dict]) -> str:
     return ", ".join(_label(ref) for ref, s in zip(refs, samples) if len(s) < 2)
 
 
+def _untestable_pair(claim: dict, left: list[float], right: list[float], text: str, effect: float, n: str,
+                     test: str) -> Verdict:
+    """A two-cell claim where a side has one seed: inconclusive, naming the cells with one seed."""
+    cells = _one_seed([left, right], [claim["left"], claim["right"]])
+    return Verdict(claim["id"], "inconclusive", f"inconclusive (1 seed): cells with one seed {cells}; {text}",
+                   effect, None, n, test)
+
+
 def _greater(claim: dict, left: list[float], right: list[float]) -> Verdict:
     """``greater`` on seeds: one-sided Welch test each way."""
     margin = float(claim.get("margin", 0.0))
@@ -207,9 +215,7 @@ def _greater(claim: dict, left: list[float], right: list[float]) -> Verdict:
     n = f"{len(left)} vs {len(right)}"
     text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {margin:g} (diff {_g(effect + margin, '+')})"
     if min(len(left), len(right)) < 2:
-        cells = _one_seed([left, right], [claim["left"], claim["right"]])
-        return Verdict(claim["id"], "inconclusive", f"inconclusive (1 seed): cells with one seed {cells}; {text}",
-                       effect, None, n, "Welch one-sided")
+        return _untestable_pair(claim, left, right, text, effect, n, "Welch one-sided")
     p_for, p_against = welch_p(left, right, margin), welch_p(right, left, -margin)
     status, p = ("holds", p_for) if p_for < ALPHA else ("fails", p_against) if p_against < ALPHA \
         else ("inconclusive", p_for)
@@ -225,9 +231,7 @@ def _within(claim: dict, left: list[float], right: list[float]) -> Verdict:
     n = f"{len(left)} vs {len(right)}"
     text = f"|{_g(np.mean(left))} - {_g(np.mean(right))}| = {_g(abs(diff))} <= {tolerance:g}"
     if min(len(left), len(right)) < 2:
-        cells = _one_seed([left, right], [claim["left"], claim["right"]])
-        return Verdict(claim["id"], "inconclusive", f"inconclusive (1 seed): cells with one seed {cells}; {text}",
-                       effect, None, n, "TOST (Welch)")
+        return _untestable_pair(claim, left, right, text, effect, n, "TOST (Welch)")
     p_tost = max(welch_p(left, right, -tolerance), welch_p(right, left, -tolerance))
     p_gap = min(welch_p(left, right, tolerance), welch_p(right, left, tolerance))
     status, p = ("holds", p_tost) if p_tost < ALPHA else ("fails", p_gap) if p_gap < ALPHA \
