@@ -154,6 +154,8 @@ def test_a_toy_objective_trains_its_own_module_and_resumes_exactly(toy, tmp_path
     ("simcse_unsup", {"augmentation": "delete_one_word"}, "wiki_sentences_combined"),
     ("simcse_unsup", {"fixed_dropout_mask": True}, "wiki_sentences_combined"),
     ("simcse_sup", {}, "snli_devtest_for_simcse"),
+    ("simcse_pp", {"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1, "positive_noise": "plus"},
+     "wiki_sentences_combined"),
 ])
 def test_every_objective_resumes_to_the_same_result(objective, params, train_data, tmp_path):
     spec = RunSpec(**{**TINY, "objective": objective, "objective_params": params, "train_data": train_data,
@@ -372,3 +374,29 @@ def test_the_grid_run_ids_are_the_committed_records():
     wanted = {spec.run_id for specs in grid("small").values() for spec in specs}
     assert wanted <= committed, f"grid runs without a committed record: {sorted(wanted - committed)}"
 
+
+
+def test_the_full_profile_grid_is_scaled_too():
+    """Regression: the full profile skipped Profile.scale, so its analysis splits stayed dev+test."""
+    from papers.simcse.experiments import grid
+
+    full = grid("full")
+    unsup = full["unsup"]
+    assert [s.seed for s in unsup] == [42, 43, 44, 45, 46] and len(full["dropout_0.5"]) == 1
+    assert unsup[0].analysis_splits == ("train", "dev", "test")  # "all STS-B sentences" (Figures 3, F.1, G.1)
+    assert unsup[0].trajectory_every == 10 and unsup[0].precision == "fp16"  # Figure 2: every 10 steps; --fp16
+    assert unsup[0].steps == 15_625 and unsup[0].backbone == "bert-base-uncased"
+    assert full["dropout_0"][0].analysis_splits == ("dev",)  # Table 3 runs: scored and analysed on STS-B dev
+
+
+def test_the_small_profile_grid_seeds_and_shares_runs():
+    from papers.simcse.experiments import HEADLINE, grid
+
+    small = grid("small")
+    for name, specs in small.items():
+        assert [s.seed for s in specs] == ([42, 43, 44] if name in HEADLINE else [42])
+    unsup = small["unsup"][0]
+    assert unsup.precision == "bf16" and unsup.eval_precision == "fp32" and unsup.steps == 60
+    assert unsup.trajectory_every is None and unsup.train_data == "wiki_sentences_combined"
+    ids = [s.run_id for specs in small.values() for s in specs]
+    assert len(ids) == len(set(ids)) == 20

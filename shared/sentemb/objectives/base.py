@@ -114,9 +114,16 @@ class TrainingObjective(nn.Module):
                 resolved[name] = param.check(given.get(name, param.default))
             except ValueError as exc:
                 problems.append(f"{name}: {exc}")
+        if not problems:
+            problems = cls.check_combination(resolved)
         if problems:
             raise ConfigError(f"objective {cls.name!r}: " + "; ".join(problems) + "\n" + cls.describe_params())
         return resolved
+
+    @classmethod
+    def check_combination(cls, params: dict[str, Any]) -> list[str]:
+        """Problems with how valid parameters combine (none by default)."""
+        return []
 
     # -- training -----------------------------------------------------------------------------
     def forward(self, rows: Sequence, rng: random.Random) -> torch.Tensor:  # pragma: no cover - abstract

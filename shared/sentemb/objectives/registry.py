@@ -8,6 +8,7 @@ it to :data:`TRAINING_OBJECTIVES`. Neither the spec nor the training loop change
 | ``none``       | (no training: the backbone is evaluated as it is) |                        |
 | ``simcse_unsup`` | :class:`~sentemb.objectives.simcse.SimCSEUnsupervised` | SimCSE §3, Eq. 4 |
 | ``simcse_sup``   | :class:`~sentemb.objectives.simcse.SimCSESupervised`   | SimCSE §4, Eq. 5/8 |
+| ``simcse_pp``    | :class:`~sentemb.objectives.simcse_pp.SimCSEPlusPlus`  | SimCSE++ Eq. 2-3, 5-6; Tables 1-2 |
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import TrainingObjective
 from sentemb.objectives.simcse import SimCSESupervised, SimCSEUnsupervised
+from sentemb.objectives.simcse_pp import SimCSEPlusPlus
 
 NO_TRAINING = "none"
 TRAINING_OBJECTIVES: dict[str, type[TrainingObjective]] = {
-    cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised)
+    cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised, SimCSEPlusPlus)
 }
 
 

@@ -56,7 +56,9 @@ class SimCSEMLP(nn.Module):
         return self.activation(self.dense(x))
 
 
-class _SimCSEObjective(TrainingObjective):
+class SimCSEBase(TrainingObjective):
+    """What every SimCSE-style objective shares: the fresh MLP on [CLS] it owns, and its export to the checkpoint."""
+
     def __init__(self, encoder: SentenceEncoder, max_len: int) -> None:
         super().__init__(encoder, max_len)
         self.mlp = None
@@ -78,7 +80,7 @@ class _SimCSEObjective(TrainingObjective):
         return self.encoder
 
 
-class SimCSEUnsupervised(_SimCSEObjective):
+class SimCSEUnsupervised(SimCSEBase):
     """Unsupervised SimCSE (Eq. 4). Input rows: sentences. Evaluated: the encoder with the spec's pooler."""
 
     name = "simcse_unsup"
@@ -108,7 +110,7 @@ class SimCSEUnsupervised(_SimCSEObjective):
         return self.loss(z[:n], z[n:])
 
 
-class SimCSESupervised(_SimCSEObjective):
+class SimCSESupervised(SimCSEBase):
     """Supervised SimCSE (Eq. 5, Eq. 8 with alpha). Input rows: (premise, entailment, contradiction)."""
 
     name = "simcse_sup"

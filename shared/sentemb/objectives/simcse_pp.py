@@ -1,0 +1,125 @@
+"""SimCSE++ (Xu et al., 2023) as a training objective: SimCSE with its dropout noise moved out of the negatives
+(off-dropout, §3.2, Eq. 3) and a dimension-wise contrastive term (DCL, §4.3, Eq. 5-6); with the paper's probes,
+the +/-Noise views of Table 1 (§3.1) and Barlow Twins with Gaussian padding of Table 2 (§4.2).
+
+Rows: sentences. Each step encodes the batch twice with dropout (one pass of shape (2N, len), as SimCSE), giving
+the views z^1, z^2 after SimCSE's MLP (``cls`` + ``mlp_only_train``, as the official code). Then
+
+    positive pair (a_i, b_i):  (z^1_i, z^2_i); ``positive_noise="plus"``: each plus N(0, 0.1) noise;
+                               ``"minus"``: each the mean of K dropout samples (K = ``noise_samples``, 10)
+    negative pairs (c_i, d_j): (z^1_i, z^2_j) as SimCSE; ``negatives="off_dropout"``: c = d = z, the batch encoded
+                               a third time with every dropout module switched off (gradients kept, as the
+                               official code; dropout is switched back on afterwards); ``negative_noise`` as above
+    l_info = DecoupledInfoNCE(a, b, c, d; tau, m)            (Eq. 2-3; m scales the negative sum, the paper's form;
+                                                              ``trade_off="official"``: m scales the positive logit,
+                                                              the code's ``pos_ratio``)
+    l      = l_info + lambda * l_DCL(z^1, z^2) + w_BT * l_BT(z^1, z^2)        (Eq. 6; Table 2 for the BT term)
+
+SimCSE++ = off-dropout + DCL with tau = 0.05, m = 0.9, tau_DCL = 5, lambda = 0.1 (§5.1). ``dcl_variant="official"``
+is the 2022-11-10 code's DCL (BatchNorm statistics, /N, mean over dimensions; see
+:mod:`~sentemb.objectives.dimension_contrastive`): tau_DCL and lambda do not carry over between the two forms.
+The official code at HEAD computes no DCL at all (the term is commented out; notes §1.2).
+
+With every option at its default the objective is unsupervised SimCSE (Eq. 4) exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+import torch
+
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives.barlow_twins import BarlowTwins
+from sentemb.objectives.base import Param
+from sentemb.objectives.dimension_contrastive import DimensionWiseContrastive
+from sentemb.objectives.off_dropout_infonce import (
+    DecoupledInfoNCE,
+    add_gaussian_noise,
+    encode_without_dropout,
+    mean_of_dropout_samples,
+)
+from sentemb.objectives.simcse import TEMPERATURE, SimCSEBase
+
+NOISE = ("none", "plus", "minus")
+
+
+class SimCSEPlusPlus(SimCSEBase):
+    """SimCSE++ and its ablations. Input rows: sentences. Evaluated: the encoder with the spec's pooler."""
+
+    name = "simcse_pp"
+    rows = "sentences"
+    sequences_per_row = 2
+    params = (
+        TEMPERATURE,
+        Param("negatives", str, "dropout", "negative views: 'dropout' (SimCSE) or 'off_dropout' (Eq. 3)",
+              choices=("dropout", "off_dropout")),
+        Param("m", float, 1.0, "trade-off factor of Eq. 3 (0.9 in §5.1; 1 = SimCSE)", low=0.0, low_open=True),
+        Param("trade_off", str, "paper", "'paper': m scales the negatives (Eq. 3); 'official': m scales the "
+              "positive logit (the code's pos_ratio)", choices=("paper", "official")),
+        Param("positive_noise", str, "none", "Table 1: 'plus' Gaussian noise, 'minus' mean of K dropout samples",
+              choices=NOISE),
+        Param("negative_noise", str, "none", "Table 1, for the negative pairs", choices=NOISE),
+        Param("noise_variance", float, 0.1, "variance of the '+Noise' Gaussian (§3.1: 0.1)", low=0.0, low_open=True),
+        Param("noise_samples", int, 10, "K dropout samples averaged by '-Noise' (§3.1: 10)", low=1),
+        Param("dcl_weight", float, 0.0, "lambda of Eq. 6 (0.1 in §5.1; 0 = no DCL)", low=0.0),
+        Param("dcl_temperature", float, 5.0, "tau_DCL of Eq. 5 (5 in §5.1)", low=0.0, low_open=True),
+        Param("dcl_variant", str, "paper", "'paper' (Eq. 5) or 'official' (the 2022-11-10 code)",
+              choices=("paper", "official")),
+        Param("bt_weight", float, 0.0, "weight of the Barlow Twins term added to SimCSE (Table 2; 0 = none; the "
+              "paper does not state it)", low=0.0),
+        Param("bt_off_diagonal", float, 0.0051, "lambda of Barlow Twins' off-diagonal sum (SimCSE++ does not "
+              "state it; Barlow Twins' own default)", low=0.0),
+        Param("bt_padding", int, 0, "M artificial N(0, I) embeddings appended to the batch (Table 2)", low=0),
+    )
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, negatives: str, m: float,
+                 trade_off: str, positive_noise: str, negative_noise: str, noise_variance: float,
+                 noise_samples: int, dcl_weight: float, dcl_temperature: float, dcl_variant: str, bt_weight: float,
+                 bt_off_diagonal: float, bt_padding: int) -> None:
+        super().__init__(encoder, max_len)
+        self.info = DecoupledInfoNCE(temperature, m, trade_off)
+        self.negatives, self.positive_noise, self.negative_noise = negatives, positive_noise, negative_noise
+        self.noise_variance, self.noise_samples = noise_variance, noise_samples
+        self.dcl_weight, self.bt_weight = dcl_weight, bt_weight
+        self.dcl = DimensionWiseContrastive(dcl_temperature, dcl_variant)
+        self.bt = BarlowTwins(bt_off_diagonal, centred=False, pad=bt_padding)
+        extra = {"none": 0, "plus": 0, "minus": 2 * noise_samples}
+        self.sequences_per_row = 2 + (negatives == "off_dropout") + extra[positive_noise] + extra[negative_noise]
+
+    @classmethod
+    def check_combination(cls, params: dict) -> list[str]:
+        if params["negatives"] == "off_dropout" and params["negative_noise"] != "none":
+            return ["negative_noise applies to dropout negatives; off-dropout negatives carry no noise"]
+        return []
+
+    def _mean_view(self, rows: Sequence[str]) -> torch.Tensor:
+        return mean_of_dropout_samples(lambda: self.embed(rows), self.noise_samples)
+
+    def _noisy(self, z: torch.Tensor) -> torch.Tensor:
+        return add_gaussian_noise(z, self.noise_variance)
+
+    def forward(self, rows: Sequence[str], rng: random.Random) -> torch.Tensor:
+        n = len(rows)
+        z = self.embed(list(rows) + list(rows))
+        z1, z2 = z[:n], z[n:]
+        a, b = z1, z2
+        if self.positive_noise == "plus":
+            a, b = self._noisy(z1), self._noisy(z2)
+        elif self.positive_noise == "minus":
+            a, b = self._mean_view(rows), self._mean_view(rows)
+        if self.negatives == "off_dropout":
+            c = d = encode_without_dropout(self.encoder, lambda: self.embed(rows))
+        elif self.negative_noise == "plus":
+            c, d = self._noisy(z1), self._noisy(z2)
+        elif self.negative_noise == "minus":
+            c, d = self._mean_view(rows), self._mean_view(rows)
+        else:
+            c, d = z1, z2
+        loss = self.info(a, b, c, d)
+        if self.dcl_weight:
+            loss = loss + self.dcl_weight * self.dcl(z1, z2)
+        if self.bt_weight:
+            loss = loss + self.bt_weight * self.bt(z1, z2)
+        return loss
