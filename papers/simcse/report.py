@@ -28,8 +28,48 @@ TABLE5_ROWS = {
     "unsup": ("unsup. SimCSE", ("Unsupervised models", "SimCSE-BERT-base")),
     "sup": ("sup. SimCSE", ("Supervised models", "SimCSE-BERT-base")),
 }
+# Every table and figure of the paper (papers/simcse/reported/index.csv): what this archive does with it.
+COVERAGE = {
+    "Figure 1": ("not applicable", "a diagram of the method, no numbers"),
+    "Table 1": ("not run", "the augmentations exist (sentemb/augment) but are not in the grid yet; only 'delete one "
+                "word' runs, for Figure 2"),
+    "Table 2": ("not run", "next-sentence objectives and two-encoder SimCSE are not implemented"),
+    "Table 3": ("reproduced", "results/simcse/<profile>/table3.csv"),
+    "Figure 2": ("reproduced", "figures/simcse/<profile>/figure2_align_uniform_training.*"),
+    "Table 4": ("not run", "QQP, Flickr30k, ParaNMT and SNLI+MNLI train are not in the offline mirror (only SNLI "
+                "dev+test triples are)"),
+    "Table 5": ("partly", "the SimCSE rows on the small profile's backbone; the other papers' models are not offline"),
+    "Table 6": ("not run", "the pooler ablation is not in the grid yet (the five poolers exist)"),
+    "Table 7": ("not run", "the hard-negative policies are not in the grid yet (alpha is a parameter of simcse_sup)"),
+    "Figure 3": ("partly", "backbone, unsup. and sup. SimCSE; the paper's other models are not offline"),
+    "Table 8": ("not run", "retrieval over Flickr30k: the dataset is not offline"),
+    "Table A.1": ("not applicable", "hyperparameters: used by papers/simcse/experiments.py"),
+    "Table B.1": ("not applicable", "the protocols of other papers: implemented in sentemb/evaluate/sts.py"),
+    "Table B.2": ("not run", "re-evaluates other papers' released checkpoints, which are not offline"),
+    "Table B.3": ("partly", "the 'wmean' aggregation of the SimCSE rows is in table5.csv"),
+    "Table C.1": ("not run", "post-processing (BERT-flow, whitening) is not in the grid"),
+    "Table D.1": ("not run", "the temperature sweep is not in the grid yet (temperature is a parameter)"),
+    "Table D.2": ("not run", "the MLM auxiliary objective is not implemented as a training objective yet"),
+    "Table E.1": ("not run", "the SentEval transfer evaluator exists (final_eval 'sts,transfer') but the grid does "
+                  "not ask for it yet"),
+    "Figure F.1": ("reproduced", "figures/simcse/<profile>/figureF1_singular_values.*"),
+    "Figure G.1": ("reproduced", "figures/simcse/<profile>/figureG1_cosine_by_rating.*"),
+    "Text": ("not applicable", "hyperparameters from the running text: used by the grid"),
+}
 FIGURE_LABELS = {"backbone_avg": "backbone (avg.)", "backbone_cls": "backbone ([CLS])",
                  "unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}
+
+
+def coverage() -> pd.DataFrame:
+    """Every table and figure of the paper with what this archive does with it and why."""
+    from sentemb.report.reported import load_index
+
+    index = load_index(PAPER)
+    missing = set(index["item"]) ^ set(COVERAGE)
+    if missing:
+        raise ValueError(f"COVERAGE and papers/simcse/reported/index.csv disagree on {sorted(missing)}")
+    return pd.DataFrame([{"item": item, "caption": caption, "status": COVERAGE[item][0], "where / why": COVERAGE[item][1]}
+                         for item, caption in zip(index["item"], index["caption"])])
 
 
 def output_dirs(profile: str) -> tuple[Path, Path]:
@@ -159,3 +199,24 @@ def write_tables(records: dict[str, list[dict]], profile: str) -> dict[str, pd.D
     for stem, frame in tables.items():
         atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
     return tables
+
+
+def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
+    """The README's fairseq-style tables (reported | reproduced mean ± std (n) | Δ), from the reproduced tables."""
+    lines = ["| Table 5, Spearman x 100 (test; STS12-16 'all') | reported (BERT-base) | reproduced | Δ |",
+             "|---|---|---|---|"]
+    t5 = tables["table5"]
+    for _, r in t5[t5["aggregation"].isin(["all", ""])].iterrows():
+        reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
+        delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
+        lines.append(f"| {r['row']}, {r['column']} | {reported} | {mean_std(r)} | {delta} |")
+    lines += ["", "| Table 3, STS-B dev Spearman x 100 | reported (BERT-base) | reproduced | Δ | best step per seed |",
+              "|---|---|---|---|---|"]
+    for _, r in tables["table3"].iterrows():
+        lines.append(f"| {r['row']} | {r['reported']:.1f} | {mean_std(r)} | {r['delta']:+.2f} | {r['best_step']} |")
+    lines += ["", "| claim | status | effect | p | n | test |", "|---|---|---|---|---|---|"]
+    for _, c in tables["claims"].iterrows():
+        if c["status"] != "not run":
+            p = f"{c['p_value']:.3g}" if pd.notna(c["p_value"]) else "–"
+            lines.append(f"| {c['claim']} | {c['status']} | {c['effect']:+.2f} | {p} | {c['n']} | {c['test']} |")
+    return "\n".join(lines)
