@@ -203,14 +203,18 @@ def write_tables(records: dict[str, list[dict]], profile: str) -> dict[str, pd.D
 
 def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
     """The README's fairseq-style tables (reported | reproduced mean ± std (n) | Δ), from the reproduced tables."""
-    lines = ["| Table 5, Spearman x 100 (test; STS12-16 'all') | reported (BERT-base) | reproduced | Δ |",
-             "|---|---|---|---|"]
     t5 = tables["table5"]
-    for _, r in t5[t5["aggregation"].isin(["all", ""])].iterrows():
-        reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
-        delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
-        lines.append(f"| {r['row']}, {r['column']} | {reported} | {mean_std(r)} | {delta} |")
-    lines += ["", "| Table 3, STS-B dev Spearman x 100 | reported (BERT-base) | reproduced | Δ | best step per seed |",
+    t5 = t5[t5["aggregation"].isin(["all", ""])]
+    columns = list(dict.fromkeys(t5["column"]))
+    lines = ["| Table 5 (test, Spearman x 100; STS12-16 'all') | " + " | ".join(columns) + " |",
+             "|---|" + "---|" * len(columns)]
+    for row, group in t5.groupby("row", sort=False):
+        cells = group.set_index("column")
+        lines.append(f"| {row} | " + " | ".join(mean_std(cells.loc[c]) for c in columns) + " |")
+        if cells["reported"].notna().any():
+            lines.append(f"| reported (BERT-base) | " + " | ".join(f"{cells.loc[c, 'reported']:.2f}" for c in columns) + " |")
+            lines.append(f"| Δ | " + " | ".join(f"{cells.loc[c, 'delta']:+.2f}" for c in columns) + " |")
+    lines += ["", "| Table 3 (STS-B dev, Spearman x 100) | reported (BERT-base) | reproduced | Δ | best step per seed |",
               "|---|---|---|---|---|"]
     for _, r in tables["table3"].iterrows():
         lines.append(f"| {r['row']} | {r['reported']:.1f} | {mean_std(r)} | {r['delta']:+.2f} | {r['best_step']} |")

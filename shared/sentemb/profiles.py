@@ -11,8 +11,9 @@ evaluation interval, precision); :meth:`Profile.scale` maps such a spec to a pro
 | full    | the paper's backbone (Hugging Face hub)  | the paper's data (downloaded)             | the paper's settings (fp16 on a GPU)  | 5                     |
 
 Why the small profile has this size: measured on 2 CPU cores (``benchmarks/bench_simcse_small.py``), one
-all-MiniLM-L6-v2 SimCSE step at batch 64, length 32 takes about 0.8 s (unsup.) / 1.3 s (sup.) under bf16 autocast,
-about twice that in fp32; an STS-B dev evaluation about 3.5 s in bf16; a 7-task STS evaluation in fp32 about 50 s.
+all-MiniLM-L6-v2 SimCSE step at batch 64, length 32 takes 0.8 s (unsup.) / 1.1-1.2 s (sup.) under bf16 autocast
+against 1.7 s / 2.8 s in fp32; an STS-B dev evaluation 2.6 s in bf16 (6.9 s in fp32); a 7-task STS evaluation in
+fp32 about 54 s.
 The SimCSE grid, with three seeds for its headline rows (18 trainings, 8 final 7-task evaluations), must fit 30
 minutes. Within that, 60 steps with an evaluation every 20 is where the headline runs' STS-B dev curves level off
 (unsup.: 83.9 at step 40, 84.2 at 60, 84.2 at 90; sup.: best at 30-40, then flat or slightly down), and the dev

@@ -10,8 +10,9 @@ Two paths:
   dynamic padding. Each unique sentence is encoded once; batches are formed from sentences sorted
   by token length so that padding is minimal, and the result is returned in input order. ``precision``
   (fp32 by default, SentEval's numbers) may run the forward pass under bf16/fp16 autocast; the output is
-  float32 either way. Batches of 64 were the fastest of 32-512 and of token-budget batching on 2 CPU cores
-  (``benchmarks/bench_eval.py``).
+  float32 either way. On 2 CPU cores batches of 32, 64 and 128 and token-budget batching run within a few percent
+  of each other in fp32 (compute-bound: ~75% of the cores' sgemm peak); 512 is slower
+  (``benchmarks/bench_simcse_small.py``).
 """
 
 from __future__ import annotations

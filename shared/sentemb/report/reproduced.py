@@ -67,7 +67,7 @@ def aggregate_seeds(per_seed: pd.DataFrame, extra: tuple[str, ...] = ()) -> pd.D
     ``extra`` columns of the per-seed rows (e.g. ``best_step``) are kept ";"-joined in seed order."""
     keys = [k for k in CELL_KEYS if k in per_seed.columns]
     rows = []
-    for cell, group in per_seed.sort_values("seed").groupby(keys, sort=False, dropna=False):
+    for cell, group in per_seed.sort_values("seed", kind="stable").groupby(keys, sort=False, dropna=False):
         values = group["value"].astype(float).tolist()
         n = len(values)
         mean = sum(values) / n
