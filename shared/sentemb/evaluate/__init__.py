@@ -7,6 +7,7 @@
 ``mteb_adapter``         MTEB through the mteb package, offline through the mirror
 ``suite``                every group in one call, each unique sentence encoded once
 ``embedding_cache``      step-0 embeddings shared across a grid; a run's evaluation embeddings kept for reuse
+``whitening``            whitening post-processing of embeddings (Su et al., 2021; SimCSE Table C.1, SimCSE++ Table 4)
 """
 
 GROUPS = ("sts", "transfer", "declutr", "probing", "mteb")
