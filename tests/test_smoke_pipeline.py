@@ -52,3 +52,17 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
         assert (figures / f"{stem}.pdf").is_file()
     runs = list((isolated_outputs / "results" / "runs" / "smoke").glob("*.json"))
     assert len(runs) == 16  # 12 runs, 4 headline rows with a second seed
+
+
+def test_executed_notebooks_carry_no_clock_times():
+    from sentemb.notebooks import strip_timestamps
+
+    notebook = {"metadata": {"papermill": {"start_time": "t0", "end_time": "t1", "duration": 1.5,
+                                           "parameters": {"profile": "small"}}},
+                "cells": [{"id": "a1", "metadata": {"papermill": {"start_time": "t0", "duration": 0.1, "status": "completed"},
+                                                    "execution": {"iopub.status.busy": "t0"}, "tags": ["parameters"]}},
+                          {"id": "3f9c2e1a", "metadata": {"tags": ["injected-parameters"]}}]}
+    stripped = strip_timestamps(notebook)
+    assert stripped["metadata"] == {"papermill": {"parameters": {"profile": "small"}}}
+    assert stripped["cells"][0]["metadata"] == {"papermill": {"status": "completed"}, "tags": ["parameters"]}
+    assert [c["id"] for c in stripped["cells"]] == ["a1", "injected-parameters"]  # papermill's is random

@@ -4,7 +4,9 @@
 profile's executed copy replaces ``notebooks/<paper>.ipynb`` (so the committed notebook shows the
 small profile's tables and figures); other profiles go to ``notebooks/executed/<profile>/``. The
 executed notebook is written to a temporary file first, so a failed execution never replaces a
-good one (the failed copy is kept beside it as ``*.failed.ipynb`` for inspection).
+good one (the failed copy is kept beside it as ``*.failed.ipynb`` for inspection). The clock times papermill and
+the kernel stamp on the notebook and on every cell are removed (:func:`strip_timestamps`), so re-executing a
+notebook over the same run records gives the same bytes; the runs' own times are in their records.
 """
 
 from __future__ import annotations
@@ -14,6 +16,22 @@ from pathlib import Path
 
 from sentemb import settings
 from sentemb.errors import SentembError
+
+
+TIMING_KEYS = ("start_time", "end_time", "duration")
+
+
+def strip_timestamps(notebook: dict) -> dict:
+    """The notebook without papermill's start/end times and durations and the kernel's per-cell execution times,
+    and with a fixed id for the parameters cell papermill injects (it draws a random one at every execution)."""
+    for meta in [notebook.get("metadata", {})] + [cell.get("metadata", {}) for cell in notebook.get("cells", [])]:
+        for key in TIMING_KEYS:
+            meta.get("papermill", {}).pop(key, None)
+        meta.pop("execution", None)
+    for cell in notebook.get("cells", []):
+        if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+            cell["id"] = "injected-parameters"
+    return notebook
 
 
 def output_path(paper: str, profile: str) -> Path:
@@ -42,6 +60,9 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True) -> Path
             tmp.replace(failed)
         raise SentembError(f"notebook {source.name} failed for profile {profile}: {exc}\n  The executed copy "
                            f"with the error is {failed}; earlier outputs were left untouched.") from exc
+    import nbformat
+
+    nbformat.write(nbformat.from_dict(strip_timestamps(nbformat.read(tmp, as_version=4))), tmp)
     tmp.replace(target)
     print(f"[notebook] {paper} ({profile}) done in {time.perf_counter() - started:.0f} s")
     return target
