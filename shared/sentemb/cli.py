@@ -56,7 +56,7 @@ def cmd_evaluate(args) -> int:
     with track_reads() as hashes:
         result, _ = evaluate_model(lambda s: encoder.encode(s, batch_size=args.batch_size, progress=True), groups,
                                    sts_protocols=protocols, sts_splits=splits, transfer_mode=args.transfer_mode,
-                                   mteb_model=encoder)
+                                   mteb_model=encoder, batch_size=args.batch_size)
     result.update(model=args.model, pooler=args.pooler, total_seconds=time.perf_counter() - started)
     result["provenance"] = {**provenance.collect(encoder.device), "data_sha256": hashes,
                             "truncated_eval_sentences": encoder.truncated_sentences}
@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transfer-mode", default="fasttest", choices=("fasttest", "test"),
                    help="SimCSE's SentEval parameter sets: fasttest (kfold 5, rmsprop) or test (kfold 10, adam)")
     p.add_argument("--splits", default="test", help="STS-B/SICK-R splits to score, e.g. dev,test (default test)")
-    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--batch-size", type=int, default=64, help="encoding batch size (every group, MTEB included)")
     p.add_argument("--device", default=None, help="e.g. cpu or cuda (default: the model's)")
     p.add_argument("--output", default=None, help="JSON with the full result (all/mean/wmean, Pearson, provenance); "
                    "default results/evaluations/<model>__<pooler>.json")

@@ -6,9 +6,15 @@
   STS/transfer lookup) are reused; only new texts are encoded. ``normalize`` L2-normalises the output, as the
   sentence-transformers packaging of some models does (``auto``: when the model directory's modules.json has a
   Normalize module).
-- Tasks are the official mteb task objects (``mteb.get_task``). With the offline mirror (SENTEMB_DATA) their data
-  is injected from ``sentemb.data.mteb_mirror`` and mteb never touches the hub; without it (full profile) mteb
-  downloads the datasets itself. A task whose data cannot be had is reported as not run, with the reason.
+- Tasks are the official mteb task objects of the ``MTEB(eng, v1)`` benchmark, which restricts the multilingual
+  tasks (AmazonCounterfactual, AmazonReviews, MTOPDomain, MTOPIntent, MassiveIntent, MassiveScenario, STS17, STS22)
+  to their English subsets and every task to the benchmark's evaluation split; a task outside it comes from
+  ``mteb.get_task``. With the offline mirror (SENTEMB_DATA) their data is injected from ``sentemb.data.mteb_mirror``
+  and mteb never touches the hub; without it (full profile) mteb downloads the datasets itself. A task whose data
+  cannot be had is reported as not run, with the reason.
+- Memory is bounded by one task: each task's data is unloaded once it is scored, and texts the run's lookup does
+  not hold are encoded (in ``batch_size`` batches) and returned without being kept (the retrieval corpora of the
+  full list hold ~28M texts).
 - The full list is the 56 English tasks of the non-contrastive paper's Table 4 (its category labels below);
   :func:`category_averages` gives the Table 6 category means over the tasks that ran, each with its task count.
 
@@ -50,7 +56,7 @@ TABLE4_TASKS = {
                      "STSBenchmark"], "STS"),
     "SummEval": "Summ.",
 }
-SUBSETS = {"STS17": ["en-en"], "STS22": ["en"]}
+BENCHMARK = "MTEB(eng, v1)"
 
 
 def _offline() -> bool:
@@ -73,14 +79,14 @@ def _wants_normalisation(encoder) -> bool:
 
 
 def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, normalize: str | bool = "auto",
-                      name: str | None = None, revision: str = "local"):
+                      name: str | None = None, revision: str = "local", batch_size: int = 64):
     _prepare_environment()
     from mteb.models import ModelMeta
     from mteb.models.abs_encoder import AbsEncoder
 
     class MtebEncoder(AbsEncoder):
         def __init__(self) -> None:
-            self.encoder, self.lookup = encoder, dict(lookup or {})
+            self.encoder, self.lookup, self.batch_size = encoder, lookup or {}, batch_size  # the lookup is only read
             self.normalize = _wants_normalisation(encoder) if normalize == "auto" else bool(normalize)
             slug = (name or encoder.name or "model").strip("/").replace("/", "__")
             self.mteb_model_meta = ModelMeta(
@@ -95,9 +101,8 @@ def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, n
         def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs) -> np.ndarray:
             texts = [text for batch in inputs for text in batch["text"]]
             missing = [t for t in dict.fromkeys(texts) if t not in self.lookup]
-            if missing:
-                self.lookup.update(zip(missing, self.encoder.encode(missing)))
-            vectors = np.stack([self.lookup[t] for t in texts]).astype(np.float32)
+            new = dict(zip(missing, self.encoder.encode(missing, batch_size=self.batch_size))) if missing else {}
+            vectors = np.stack([self.lookup[t] if t in self.lookup else new[t] for t in texts]).astype(np.float32)
             if self.normalize:
                 vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
             return vectors
@@ -105,10 +110,21 @@ def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, n
     return MtebEncoder()
 
 
-def _task(name: str):
+def benchmark_task(name: str):
+    """A fresh, unloaded mteb task object: the ``MTEB(eng, v1)`` one (English subsets, the benchmark's split) when
+    the benchmark has the task, else ``mteb.get_task``'s."""
+    import copy
+
     import mteb
 
-    task = mteb.get_task(name, hf_subsets=SUBSETS.get(name))
+    for task in mteb.get_benchmark(BENCHMARK).tasks:
+        if task.metadata.name == name:
+            return copy.deepcopy(task)  # mteb caches the benchmark's objects: never load data into those
+    return mteb.get_task(name)
+
+
+def _task(name: str):
+    task = benchmark_task(name)
     if _offline():
         task.dataset = load_mirror_task(name)
         task.dataset_transform()
@@ -116,7 +132,8 @@ def _task(name: str):
     return task
 
 
-def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Sequence[str] | None = None) -> dict:
+def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Sequence[str] | None = None,
+             batch_size: int = 64) -> dict:
     """Evaluate ``model`` (a SentenceEncoder, or an mteb encoder from :func:`make_mteb_encoder`)."""
     _prepare_environment()
     import mteb
@@ -124,7 +141,7 @@ def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Seque
     if model is None:
         raise SentembError("MTEB needs the model itself (pass mteb_model=...)")
     if not hasattr(model, "mteb_model_meta"):
-        model = make_mteb_encoder(model, lookup)
+        model = make_mteb_encoder(model, lookup, batch_size=batch_size)
     tasks = list(tasks or TABLE4_TASKS)
     results, started_all = {}, time.perf_counter()
     for name in tasks:
@@ -132,15 +149,18 @@ def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Seque
             results[name] = {"status": "not run", "reason": "data unavailable: not in the offline mirror",
                              "category": TABLE4_TASKS.get(name)}
             continue
-        started = time.perf_counter()
+        started, task = time.perf_counter(), None
         try:
             task = _task(name)
             outcome = mteb.evaluate(model, task, cache=None, overwrite_strategy="always", show_progress_bar=False,
-                                    encode_kwargs={"batch_size": 128}, co2_tracker=False)
+                                    encode_kwargs={"batch_size": batch_size}, co2_tracker=False)
         except Exception as exc:  # noqa: BLE001 - mteb raises many kinds; the task is reported, not dropped
             results[name] = {"status": "not run", "reason": f"{type(exc).__name__}: {exc}",
                              "category": TABLE4_TASKS.get(name)}
             continue
+        finally:
+            if task is not None and task.data_loaded:
+                task.unload_data()
         if outcome.exceptions:
             results[name] = {"status": "not run", "reason": str(outcome.exceptions), "category": TABLE4_TASKS.get(name)}
             continue

@@ -46,7 +46,7 @@ def _transfer_names(groups: Sequence[str]) -> list[str]:
 def evaluate_model(encode: Callable[[list[str]], np.ndarray], groups: Sequence[str],
                    sts_protocols: Sequence[str] = ("simcse",), sts_splits: Sequence[str] = ("test",),
                    transfer_mode: str = "fasttest", synthetic: bool = False, mteb_model=None,
-                   extra_sentences: Sequence[str] = ()) -> tuple[dict, dict[str, np.ndarray]]:
+                   extra_sentences: Sequence[str] = (), batch_size: int = 64) -> tuple[dict, dict[str, np.ndarray]]:
     """Results of every requested group, and the sentence -> embedding lookup they were computed from."""
     if transfer_mode not in PARAMS:
         raise ConfigError(f"unknown transfer mode {transfer_mode!r}; choose from {', '.join(PARAMS)}")
@@ -84,6 +84,6 @@ def evaluate_model(encode: Callable[[list[str]], np.ndarray], groups: Sequence[s
         from sentemb.evaluate.mteb_adapter import run_mteb
 
         started = time.perf_counter()
-        results["mteb"] = run_mteb(mteb_model, lookup)
+        results["mteb"] = run_mteb(mteb_model, lookup, batch_size=batch_size)
         results["seconds"]["mteb"] = time.perf_counter() - started
     return results, lookup

@@ -1,0 +1,65 @@
+"""The MTEB adapter's task objects (MTEB(eng, v1)), its bounded memory and its batch size, offline."""
+
+import numpy as np
+import pytest
+
+from conftest import needs_mirror
+from sentemb.evaluate import mteb_adapter
+from sentemb.evaluate.mteb_adapter import TABLE4_TASKS, benchmark_task, make_mteb_encoder
+from sentemb.models.encoder import SentenceEncoder
+
+MULTILINGUAL = ["AmazonCounterfactualClassification", "AmazonReviewsClassification", "MTOPDomainClassification",
+                "MTOPIntentClassification", "MassiveIntentClassification", "MassiveScenarioClassification"]
+
+
+@pytest.mark.parametrize("name", MULTILINGUAL)
+def test_multilingual_tasks_are_english_and_test_only(name):
+    """Regression: mteb.get_task gave every language and split, so the 'main score' averaged all of them."""
+    task = benchmark_task(name)
+    assert task.hf_subsets == ["en"] and task.eval_splits == ["test"]
+    assert not task.data_loaded
+
+
+def test_the_benchmark_is_table4_and_its_objects_are_not_shared():
+    assert benchmark_task("STS17").hf_subsets == ["en-en"] and benchmark_task("STS22").hf_subsets == ["en"]
+    assert benchmark_task("MSMARCO").eval_splits == ["dev"]  # the benchmark's split where it is not test
+    import mteb
+
+    assert {t.metadata.name for t in mteb.get_benchmark(mteb_adapter.BENCHMARK).tasks} == set(TABLE4_TASKS)
+    assert benchmark_task("BIOSSES") is not benchmark_task("BIOSSES")
+
+
+def test_texts_outside_the_run_lookup_are_encoded_in_batches_and_not_kept():
+    encoder = SentenceEncoder.from_name("tiny-random-bert", "avg", seed=0)
+    calls = []
+    real = encoder.encode
+    encoder.encode = lambda texts, batch_size=64, **kw: calls.append((list(texts), batch_size)) or real(texts, batch_size)
+    known = {"a known sentence .": np.ones(encoder.dim, dtype=np.float32)}
+    model = make_mteb_encoder(encoder, known, normalize=False, batch_size=7)
+    texts = ["a known sentence .", "a new one .", "another new one .", "a new one ."]
+    out = model.encode([{"text": texts[:2]}, {"text": texts[2:]}], task_metadata=None, hf_split="test", hf_subset="default")
+    assert out.shape == (4, encoder.dim) and np.allclose(out[0], 1.0) and np.allclose(out[1], out[3])
+    assert calls == [(["a new one .", "another new one ."], 7)]
+    assert len(model.lookup) == 1  # nothing accumulates across calls or tasks
+    model.encode([{"text": texts}], task_metadata=None, hf_split="test", hf_subset="default")
+    assert len(model.lookup) == 1 and len(calls) == 2
+
+
+@needs_mirror
+def test_run_mteb_passes_the_batch_size_and_unloads_each_task(monkeypatch):
+    import mteb
+
+    seen = []
+    real = mteb.evaluate
+
+    def spy(model, task, **kwargs):
+        seen.append((task, kwargs["encode_kwargs"]))
+        return real(model, task, **kwargs)
+
+    monkeypatch.setattr(mteb, "evaluate", spy)
+    encoder = SentenceEncoder.from_name("tiny-random-bert", "avg", seed=0)
+    result = mteb_adapter.run_mteb(encoder, tasks=["BIOSSES"], batch_size=5)
+    assert result["tasks"]["BIOSSES"]["status"] == "ok"
+    (task, encode_kwargs), = seen
+    assert encode_kwargs == {"batch_size": 5}
+    assert not task.data_loaded and task.dataset is None  # memory bounded by one task
