@@ -86,6 +86,17 @@ def test_the_loss_is_eq6_with_the_dcl_and_bt_terms():
         DecoupledInfoNCE(0.05, 0.9, "official")(z1, z2, z0, z0).item(), rel=1e-6)
 
 
+def test_dcl_alone_for_table4():
+    torch.manual_seed(3)
+    z1, z2 = torch.randn(4, 8), torch.randn(4, 8)
+    objective = _objective(info_weight=0.0, dcl_weight=1.0, dcl_temperature=0.05, negatives="off_dropout")
+    _fixed_views(objective, z1, z2, torch.full((4, 8), float("nan")))  # an off-dropout pass would poison the loss
+    expected = DimensionWiseContrastive(0.05)(z1, z2)
+    assert objective(ROWS, random.Random(0)).item() == pytest.approx(expected.item(), rel=1e-6)
+    with pytest.raises(ConfigError, match="nothing to train"):
+        RunSpec(**SPEC, objective_params={"info_weight": 0.0})
+
+
 def test_noise_probes_change_only_their_pair():
     torch.manual_seed(2)
     z1, z2 = torch.randn(4, 8), torch.randn(4, 8)

@@ -13,7 +13,9 @@ the views z^1, z^2 after SimCSE's MLP (``cls`` + ``mlp_only_train``, as the offi
     l_info = DecoupledInfoNCE(a, b, c, d; tau, m)            (Eq. 2-3; m scales the negative sum, the paper's form;
                                                               ``trade_off="official"``: m scales the positive logit,
                                                               the code's ``pos_ratio``)
-    l      = l_info + lambda * l_DCL(z^1, z^2) + w_BT * l_BT(z^1, z^2)        (Eq. 6; Table 2 for the BT term)
+    l      = w_info * l_info + lambda * l_DCL(z^1, z^2) + w_BT * l_BT(z^1, z^2)   (Eq. 6 with w_info = 1; Table 2
+                                                                                 for the BT term; Table 4 block 1
+                                                                                 trains DCL alone: w_info = 0)
 
 SimCSE++ = off-dropout + DCL with tau = 0.05, m = 0.9, tau_DCL = 5, lambda = 0.1 (§5.1). ``dcl_variant="official"``
 is the 2022-11-10 code's DCL (BatchNorm statistics, /N, mean over dimensions; see
@@ -63,6 +65,8 @@ class SimCSEPlusPlus(SimCSEBase):
         Param("negative_noise", str, "none", "Table 1, for the negative pairs", choices=NOISE),
         Param("noise_variance", float, 0.1, "variance of the '+Noise' Gaussian (§3.1: 0.1)", low=0.0, low_open=True),
         Param("noise_samples", int, 10, "K dropout samples averaged by '-Noise' (§3.1: 10)", low=1),
+        Param("info_weight", float, 1.0, "weight of the InfoNCE term (1 in Eq. 6; 0 trains DCL alone, Table 4 "
+              "block 1)", low=0.0),
         Param("dcl_weight", float, 0.0, "lambda of Eq. 6 (0.1 in §5.1; 0 = no DCL)", low=0.0),
         Param("dcl_temperature", float, 5.0, "tau_DCL of Eq. 5 (5 in §5.1)", low=0.0, low_open=True),
         Param("dcl_variant", str, "paper", "'paper' (Eq. 5) or 'official' (the 2022-11-10 code)",
@@ -76,13 +80,13 @@ class SimCSEPlusPlus(SimCSEBase):
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, negatives: str, m: float,
                  trade_off: str, positive_noise: str, negative_noise: str, noise_variance: float,
-                 noise_samples: int, dcl_weight: float, dcl_temperature: float, dcl_variant: str, bt_weight: float,
+                 noise_samples: int, info_weight: float, dcl_weight: float, dcl_temperature: float, dcl_variant: str, bt_weight: float,
                  bt_off_diagonal: float, bt_padding: int) -> None:
         super().__init__(encoder, max_len)
         self.info = DecoupledInfoNCE(temperature, m, trade_off)
         self.negatives, self.positive_noise, self.negative_noise = negatives, positive_noise, negative_noise
         self.noise_variance, self.noise_samples = noise_variance, noise_samples
-        self.dcl_weight, self.bt_weight = dcl_weight, bt_weight
+        self.info_weight, self.dcl_weight, self.bt_weight = info_weight, dcl_weight, bt_weight
         self.dcl = DimensionWiseContrastive(dcl_temperature, dcl_variant)
         self.bt = BarlowTwins(bt_off_diagonal, centred=False, pad=bt_padding)
         extra = {"none": 0, "plus": 0, "minus": 2 * noise_samples}
@@ -90,9 +94,12 @@ class SimCSEPlusPlus(SimCSEBase):
 
     @classmethod
     def check_combination(cls, params: dict) -> list[str]:
+        problems = []
         if params["negatives"] == "off_dropout" and params["negative_noise"] != "none":
-            return ["negative_noise applies to dropout negatives; off-dropout negatives carry no noise"]
-        return []
+            problems.append("negative_noise applies to dropout negatives; off-dropout negatives carry no noise")
+        if not (params["info_weight"] or params["dcl_weight"] or params["bt_weight"]):
+            problems.append("info_weight, dcl_weight and bt_weight are all 0: there is nothing to train")
+        return problems
 
     def _mean_view(self, rows: Sequence[str]) -> torch.Tensor:
         return mean_of_dropout_samples(lambda: self.embed(rows), self.noise_samples)
@@ -104,6 +111,13 @@ class SimCSEPlusPlus(SimCSEBase):
         n = len(rows)
         z = self.embed(list(rows) + list(rows))
         z1, z2 = z[:n], z[n:]
+        loss = z.new_zeros(())
+        if self.dcl_weight:
+            loss = loss + self.dcl_weight * self.dcl(z1, z2)
+        if self.bt_weight:
+            loss = loss + self.bt_weight * self.bt(z1, z2)
+        if not self.info_weight:
+            return loss
         a, b = z1, z2
         if self.positive_noise == "plus":
             a, b = self._noisy(z1), self._noisy(z2)
@@ -117,9 +131,4 @@ class SimCSEPlusPlus(SimCSEBase):
             c, d = self._mean_view(rows), self._mean_view(rows)
         else:
             c, d = z1, z2
-        loss = self.info(a, b, c, d)
-        if self.dcl_weight:
-            loss = loss + self.dcl_weight * self.dcl(z1, z2)
-        if self.bt_weight:
-            loss = loss + self.bt_weight * self.bt(z1, z2)
-        return loss
+        return loss + self.info_weight * self.info(a, b, c, d)
