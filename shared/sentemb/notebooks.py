@@ -6,7 +6,8 @@ small profile's tables and figures); other profiles go to ``notebooks/executed/<
 executed notebook is written to a temporary file first, so a failed execution never replaces a
 good one (the failed copy is kept beside it as ``*.failed.ipynb`` for inspection). The clock times papermill and
 the kernel stamp on the notebook and on every cell are removed (:func:`strip_timestamps`), so re-executing a
-notebook over the same run records gives the same bytes; the runs' own times are in their records.
+notebook over the same run records gives the same bytes on any machine (paths are recorded relative to the
+repository); the runs' own times are in their records.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def strip_timestamps(notebook: dict) -> dict:
         if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
             cell["id"] = "injected-parameters"
     return notebook
+
+
+def _shown(path: Path) -> str:
+    """A path as the notebook records it: relative to the repository when inside it (no machine's layout)."""
+    return str(path.relative_to(settings.REPO_ROOT)) if path.is_relative_to(settings.REPO_ROOT) else str(path)
 
 
 def output_path(paper: str, profile: str) -> Path:
@@ -62,7 +68,9 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True) -> Path
                            f"with the error is {failed}; earlier outputs were left untouched.") from exc
     import nbformat
 
-    nbformat.write(nbformat.from_dict(strip_timestamps(nbformat.read(tmp, as_version=4))), tmp)
+    executed = strip_timestamps(nbformat.read(tmp, as_version=4))
+    executed.metadata.papermill.update(input_path=_shown(source), output_path=_shown(target))
+    nbformat.write(executed, tmp)
     tmp.replace(target)
     print(f"[notebook] {paper} ({profile}) done in {time.perf_counter() - started:.0f} s")
     return target
