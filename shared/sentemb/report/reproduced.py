@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import statistics
 
 import pandas as pd
 
@@ -70,10 +71,8 @@ def aggregate_seeds(per_seed: pd.DataFrame, extra: tuple[str, ...] = ()) -> pd.D
     for cell, group in per_seed.sort_values("seed", kind="stable").groupby(keys, sort=False, dropna=False):
         values = group["value"].astype(float).tolist()
         n = len(values)
-        mean = sum(values) / n
-        std = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5 if n > 1 else float("nan")
         row = dict(zip(keys, cell))
-        row.update(value=mean, std=std, n=n, values=_joined(f"{v:.4f}" for v in values),
+        row.update(value=statistics.fmean(values), std=statistics.stdev(values) if n > 1 else float("nan"), n=n, values=_joined(f"{v:.4f}" for v in values),
                    seeds=_joined(group["seed"]), run_ids=_joined(group["run_id"]),
                    profile=group["profile"].iloc[0], backbone_used=group["backbone_used"].iloc[0],
                    commits=_joined(dict.fromkeys(group["commit"])),
