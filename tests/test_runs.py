@@ -188,6 +188,20 @@ def test_the_simcse_mlp_is_fresh_even_on_a_loaded_checkpoint(tmp_path):
     assert avg.mlp is None  # Table 6 "w/o MLP": other poolers train without one
 
 
+def test_cls_before_pooler_trains_on_a_backbone_without_a_pooler():
+    """Only ``cls`` evaluates the pooler module; ``cls_before_pooler`` must not need one to export the MLP into."""
+    from transformers import BertConfig, BertModel
+
+    tiny = SentenceEncoder.from_name("tiny-random-bert", "avg")
+    backbone = BertModel(BertConfig(vocab_size=tiny.tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1,
+                                    num_attention_heads=2, intermediate_size=32), add_pooling_layer=False)
+    encoder = SentenceEncoder(backbone, tiny.tokenizer, "cls_before_pooler")
+    objective = prepare_objective(RunSpec(**TINY), encoder)
+    assert objective.mlp is not None
+    assert objective.evaluation_encoder() is encoder
+    assert encoder.encode(["a man is playing a guitar ."]).shape == (1, 16)
+
+
 def test_sup_simcse_checkpoint_evaluates_the_trained_mlp(tmp_path):
     spec = RunSpec(**{**TINY, "objective": "simcse_sup", "train_data": "snli_devtest_for_simcse", "pooler": "cls"})
     objective, outcome = _train(spec, tmp_path / "run")

@@ -72,8 +72,9 @@ class SimCSEBase(TrainingObjective):
 
     def evaluation_encoder(self) -> SentenceEncoder:
         """The encoder, with the trained MLP written into its ``pooler`` module (evaluated by ``cls``; for
-        ``cls_before_pooler`` it is only kept in the checkpoint, as SimCSE's converted checkpoints keep it)."""
-        if self.mlp is not None:
+        ``cls_before_pooler`` it is only kept in the checkpoint, as SimCSE's converted checkpoints keep it, when the
+        backbone has a pooler module: ``cls_before_pooler`` does not need one)."""
+        if self.mlp is not None and getattr(self.encoder.backbone, "pooler", None) is not None:
             with torch.no_grad():
                 self.encoder.backbone.pooler.dense.weight.copy_(self.mlp.dense.weight)
                 self.encoder.backbone.pooler.dense.bias.copy_(self.mlp.dense.bias)
