@@ -5,7 +5,8 @@
 #   ./run_all.sh                      small profile (default), all papers
 #   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~2 minutes
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
-#   ./run_all.sh --paper simcse       one paper
+#   ./run_all.sh --paper simcse       one paper (simcse, simcse_pp; comma-separated for several)
+#   ./run_all.sh --paper simcse_pp --extended   also the rows kept outside the small profile's budget
 #
 # Data: set SENTEMB_DATA to the offline mirror (e.g. SENTEMB_DATA=../shared/datasets); unset, the
 # full profile downloads into $SENTEMB_CACHE (default ~/.cache/sentemb).
@@ -14,17 +15,19 @@ cd "$(dirname "$0")"
 
 usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
-paper=simcse
+paper=simcse,simcse_pp
 no_run=()
+extended=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, full)" >&2; exit 2; }
                profile="$2"; shift 2 ;;
     --profile=*) profile="${1#*=}"; shift ;;
-    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (simcse)" >&2; exit 2; }
+    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (simcse, simcse_pp)" >&2; exit 2; }
              paper="$2"; shift 2 ;;
     --paper=*) paper="${1#*=}"; shift ;;
     --no-run) no_run=(--no-run); shift ;;
+    --extended) extended=(--extended); shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "error: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -45,6 +48,8 @@ if [ "$profile" = full ] && [ -z "${SENTEMB_DATA:-}" ] && [ ${#no_run[@]} -eq 0 
   "$py" -m sentemb data fetch sts12 sts13 sts14 sts15 sts16 stsb sickr wiki1m_for_simcse nli_for_simcse
 fi
 # Runs first (progress bars in the terminal), then the notebook builds tables and figures from the records.
-[ ${#no_run[@]} -eq 0 ] && "$py" -m sentemb run --paper "$paper" --profile "$profile"
-"$py" -m sentemb notebook --paper "$paper" --profile "$profile" "${no_run[@]}"
+if [ ${#no_run[@]} -eq 0 ]; then
+  for one in ${paper//,/ }; do "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}"; done
+fi
+"$py" -m sentemb notebook --paper "$paper" --profile "$profile" "${no_run[@]}" "${extended[@]}"
 echo "run_all: profile $profile, papers $paper: $(( $(date +%s) - start )) s"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import sys
 import time
@@ -19,7 +20,7 @@ from pathlib import Path
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
-PAPERS = ("simcse",)
+PAPERS = ("simcse", "simcse_pp")
 
 
 def _threads(n: int | None) -> None:
@@ -95,10 +96,21 @@ def _paper_module(paper: str, part: str):
     return importlib.import_module(f"papers.{paper}.{part}")
 
 
+def _has_extended_rows(paper: str) -> bool:
+    return "extended" in inspect.signature(_paper_module(paper, "experiments").grid).parameters
+
+
+def _grid(paper: str, profile: str, extended: bool) -> dict:
+    """A paper's grid on a profile; ``extended`` adds the rows a paper keeps outside its small-profile budget
+    (a paper without such rows runs every row anyway)."""
+    grid = _paper_module(paper, "experiments").grid
+    return grid(profile, extended=extended) if _has_extended_rows(paper) else grid(profile)
+
+
 def cmd_run(args) -> int:
     from sentemb.runs.execute import ensure
 
-    specs = _paper_module(args.paper, "experiments").grid(args.profile)
+    specs = _grid(args.paper, args.profile, args.extended)
     names = args.only.split(",") if args.only else list(specs)
     unknown = [n for n in names if n not in specs]
     if unknown:
@@ -121,7 +133,8 @@ def cmd_notebook(args) -> int:
 
     for paper in args.paper.split(","):
         _paper_module(paper, "experiments")
-        execute_notebook(paper, args.profile, run_missing=not args.no_run)
+        execute_notebook(paper, args.profile, run_missing=not args.no_run,
+                         extended=args.extended and _has_extended_rows(paper))
     return 0
 
 
@@ -193,12 +206,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.add_argument("--only", default=None, help="comma-separated run names of the grid")
     p.add_argument("--no-run", action="store_true", help="only load existing records; fail if one is missing")
+    p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
+                   "time budget (simcse_pp: Tables 1, 2, 4 DCL alone and 5; smoke and full run them anyway)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("notebook", help="execute a paper's notebook with papermill")
     p.add_argument("--paper", required=True, help=f"one or more of {', '.join(PAPERS)}, comma-separated")
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.add_argument("--no-run", action="store_true", help="build tables/figures from existing records only")
+    p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
+                   "time budget (simcse_pp: Tables 1, 2, 4 DCL alone and 5; smoke and full run them anyway)")
     p.set_defaults(func=cmd_notebook)
 
     p = sub.add_parser("data", help="verify (sha256) or fetch the registered data files")

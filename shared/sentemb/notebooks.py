@@ -1,6 +1,7 @@
 """Execute a paper's notebook with papermill.
 
-``notebooks/<paper>.ipynb`` takes the parameters ``profile`` and ``run_missing``. The small
+``notebooks/<paper>.ipynb`` takes the parameters ``profile`` and ``run_missing`` (and ``extended``, for a paper
+whose small profile keeps rows outside its time budget). The small
 profile's executed copy replaces ``notebooks/<paper>.ipynb`` (so the committed notebook shows the
 small profile's tables and figures); other profiles go to ``notebooks/executed/<profile>/``. The
 executed notebook is written to a temporary file first, so a failed execution never replaces a
@@ -45,7 +46,7 @@ def output_path(paper: str, profile: str) -> Path:
     return folder / f"{paper}.ipynb" if profile == "small" else folder / "executed" / profile / f"{paper}.ipynb"
 
 
-def execute_notebook(paper: str, profile: str, run_missing: bool = True) -> Path:
+def execute_notebook(paper: str, profile: str, run_missing: bool = True, extended: bool = False) -> Path:
     import papermill
 
     source = settings.REPO_ROOT / "notebooks" / f"{paper}.ipynb"
@@ -57,7 +58,10 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True) -> Path
     started = time.perf_counter()
     print(f"[notebook] {paper} ({profile}) -> {target.relative_to(settings.REPO_ROOT)}")
     try:
-        papermill.execute_notebook(str(source), str(tmp), parameters={"profile": profile, "run_missing": run_missing},
+        parameters = {"profile": profile, "run_missing": run_missing}
+        if extended:  # only then: a notebook without the parameter keeps its bytes
+            parameters["extended"] = True
+        papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
                                    cwd=str(settings.REPO_ROOT), kernel_name="python3", progress_bar=False,
                                    log_output=True)
     except Exception as exc:

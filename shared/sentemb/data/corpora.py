@@ -26,11 +26,16 @@ NLI_CORPORA = ("nli_for_simcse", "snli_devtest_for_simcse")
 
 
 def load_sentences(name: str) -> list[str]:
-    """One sentence per line, empty lines dropped, file order kept."""
+    """One sentence per line, empty lines dropped, file order kept. An NLI corpus gives its sentences without
+    labels: every distinct sentence of its triples, in order of first appearance (SimCSE++ Table 4, "NLI is used
+    without labels")."""
     if name == "synthetic":
         return synthetic_sentences()
+    if name in NLI_CORPORA:
+        return list(dict.fromkeys(sentence for row in load_nli_triples(name) for sentence in row))
     if name not in UNSUP_CORPORA:
-        raise ConfigError(f"unknown sentence corpus {name!r}; choose from {', '.join(UNSUP_CORPORA)} or synthetic")
+        raise ConfigError(f"unknown sentence corpus {name!r}; choose from "
+                          f"{', '.join(UNSUP_CORPORA + NLI_CORPORA)} or synthetic")
     text = read_text(files_of(name)[0].relpath)
     return [line.strip() for line in text.splitlines() if line.strip()]
 
