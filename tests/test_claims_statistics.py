@@ -244,3 +244,12 @@ def test_evaluate_all_columns_and_from_reproduced_keeps_values():
 
 def test_alpha_is_five_percent():
     assert ALPHA == 0.05
+
+
+def test_argmax_listing_the_expected_cell_among_its_cells_is_not_compared_with_itself():
+    """SimCSE++'s claims list the expected cell among ``cells`` (Table 3, Table 5): it must not count as its own
+    competitor (that comparison has p = 0.5 and would make every such claim inconclusive)."""
+    cells = {"e": EXPECT, **OTHERS}
+    claim = {"id": "x", "text": "t", "kind": "argmax", "cells": [ref(r) for r in cells], "expect": ref("e")}
+    verdict = evaluate(claim, table(cells))
+    assert (verdict.status, verdict.n) == ("holds", "3 vs 3,3,3")

@@ -40,6 +40,14 @@ def test_clear_errors():
     with pytest.raises(ConfigError, match="more sentences than dimensions"):
         Whitening.fit(np.ones((4, 8)))
     with pytest.raises(ConfigError, match="singular"):
-        Whitening.fit(np.hstack([_anisotropic(d=3), np.zeros((500, 1))]))
+        Whitening.fit(np.hstack([_anisotropic(d=3), np.zeros((500, 1))]), dim=4)
     with pytest.raises(ConfigError, match="dim must be in"):
         Whitening.fit(_anisotropic(), dim=9)
+
+
+def test_singular_covariance_is_whitened_on_its_support():
+    """A constant fourth coordinate (zero variance) is dropped, not divided by zero; the rest is white."""
+    x = np.hstack([_anisotropic(d=3), np.full((500, 1), 2.0)])
+    w = Whitening.fit(x)
+    assert w.kernel.shape == (4, 3)
+    np.testing.assert_allclose(np.cov(w.transform(x), rowvar=False), np.eye(3), atol=1e-4)

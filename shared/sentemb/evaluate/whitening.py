@@ -8,7 +8,9 @@ sentences, or on the target task's sentences), it maps every embedding x to
                                W = U diag(1 / sqrt(s))
 
 so that the fitted embeddings have zero mean and identity covariance; ``dim`` = k keeps the first k components
-(dimension reduction, Su et al. §3). The covariance must be full rank: fit on more sentences than dimensions.
+(dimension reduction, Su et al. §3). Without ``dim``, k is the numerical rank of the covariance (all D
+components for real encoders; fewer for a degenerate one, e.g. a random BERT whose LayerNorm output sums to a
+constant), so that whitening never divides by a vanishing variance. Fit on more sentences than dimensions.
 Cosine similarity is then computed on x~ as usual.
 """
 
@@ -38,10 +40,14 @@ class Whitening:
                               f"{n} sentences for {d} dimensions")
         mean = x.mean(0)
         u, s, _ = np.linalg.svd(np.cov(x, rowvar=False))
-        if s[-1] <= rtol * s[0]:
-            raise ConfigError(f"the covariance of the {n} fitted embeddings is singular (smallest/largest singular "
-                              f"value {s[-1] / s[0]:.2e}): fit on more varied sentences")
-        return cls(mean=mean, kernel=(u / np.sqrt(s))[:, :k])
+        rank = int((s > rtol * s[0]).sum())
+        if dim is None:
+            k = rank  # a singular covariance: whiten its support (the pseudo-inverse square root)
+        elif k > rank:
+            raise ConfigError(f"the covariance of the {n} fitted embeddings is singular (rank {rank} < dim {k}; "
+                              f"smallest/largest singular value {s[-1] / s[0]:.2e}): fit on more varied sentences or "
+                              "ask for fewer dimensions")
+        return cls(mean=mean, kernel=(u[:, :k] / np.sqrt(s[:k])))
 
     def transform(self, embeddings: np.ndarray) -> np.ndarray:
         """Whitened embeddings (float32, shape (n, k))."""

@@ -106,8 +106,8 @@ def load_claims(paper: str) -> list[dict]:
 
 
 def _cells_of(claim: dict) -> list[dict]:
-    if claim["kind"] in ("argmax", "argmin"):
-        return list(claim["cells"]) + [claim["expect"]]
+    if claim["kind"] in ("argmax", "argmin"):  # the expected cell is compared with the others, not with itself
+        return [c for c in claim["cells"] if c != claim["expect"]] + [claim["expect"]]
     return [claim["left"], claim["right"]]
 
 

@@ -1,0 +1,414 @@
+"""SimCSE++'s tables and figures from run records and derived records: what the notebook calls.
+
+Each table function takes the records of :func:`papers.simcse_pp.experiments.grid` (run name -> one record per
+seed; an empty list for a row that was not run) and returns a long DataFrame: the reproduced mean ± std over seeds
+next to the reported value, every seed's value and run id kept. Analyses of a trained model (whitening, retrieval,
+the rank of the cross-correlation matrix) are derived records (``sentemb/runs/derived.py``), computed once.
+Nothing here trains, except :func:`derived`, which re-trains a run whose checkpoint is gone from this machine.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pandas as pd
+
+from papers.simcse.experiments import grid as simcse_grid
+from papers.simcse.experiments import UNSUP_STEPS
+from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, grid, table5_run
+from sentemb import settings
+from sentemb.analysis.rank_bottleneck import cross_correlation_rank
+from sentemb.analysis.retrieval import top_k
+from sentemb.atomic import atomic_write
+from sentemb.data.corpora import load_nli_triples, load_rows
+from sentemb.evaluate.post_processed import sample_sentences, sts_whitened
+from sentemb.plots import geometry, style
+from sentemb.report.claims import evaluate_all, from_reproduced
+from sentemb.report.reported import load_index, load_reported
+from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
+from sentemb.runs.derived import ensure_derived
+from sentemb.runs.execute import NotRun, ensure
+
+PAPER = "simcse_pp"
+NOT_RUN_BUDGET = "not run: outside the small profile's 25-min budget (./run_all.sh --paper simcse_pp --extended)"
+
+# Table 3: our row label and the paper row it is compared with. MiniLM starts from a trained sentence encoder, so
+# SimCSE and SimCSE++ are compared with the paper's "from SBERT-base" rows; +Off-Info and +DCL exist only for BERT-base.
+TABLE3_ROWS = {
+    "simcse": ("SimCSE", "SimCSE-SBERT-base"),
+    "off_dropout": ("+off-dropout (m 0.9)", "+Off-Info"),
+    "dcl": ("+DCL (lambda 0.1, tau_DCL 5)", "+DCL"),
+    "simcse_pp": ("SimCSE++ (off-dropout + DCL)", "SimCSE++-SBERT-base"),
+    "simcse_pp_official": ("SimCSE++, 2022-11-10 code's form", ""),
+}
+# Claims stated on BERT-base rows that are tested on the MiniLM analogues (directions, not magnitudes).
+CLAIM_ALIASES = {"SimCSE-SBERT-base": "SimCSE-BERT-base", "SimCSE++-SBERT-base": "SimCSE++-BERT-base"}
+NOT_TESTABLE = {
+    "simcsepp-beats-simcse-bert-base": "a BERT-base magnitude (+1.8 points, margin 1.75): BERT-base is not offline; "
+                                       "the direction is tested by simcsepp-beats-simcse-sbert-base",
+    "simcsepp-beats-simcse-bert-large": "BERT-large is not offline",
+    "simcsepp-beats-simcse-sbert-large": "SBERT-large is not offline",
+    "simcsepp-improves-diffcse": "DiffCSE needs its pretrained ELECTRA generator, which is not offline",
+}
+TABLE1_ROWS = {"simcse": "SimCSE", "pos_plus": "Pos. +Noise", "pos_minus": "Pos. -Noise", "neg_plus": "Neg. +Noise",
+               "neg_minus": "Neg. -Noise"}
+TABLE2_ROWS = {"simcse": "SimCSE-BERT-base", "bt": "+BarlowTwins (D=768)",
+               **{f"bt_pad_{m}": f"+{m} artificial z" for m in TABLE2_PADDING}}
+TABLE5_LABEL = {"m": "m", "lambda": "lambda", "tau_dcl": "tau_DCL"}
+WIKI1M_SENTENCES = 1_000_000
+N_WHITENING_FIT = 10_000  # sentences the whitening is fitted on (a seeded sample of the corpus)
+N_RANK_BATCH = 64  # §4.2: "a batch of 64 sentences"
+TABLE7_RANDOM_QUERIES = 3
+
+COVERAGE = {
+    "Table 1": ("reproduced (extended rows)", "results/simcse_pp/<profile>/table1.csv; -Noise with K = 3 dropout samples "
+                "in the small profile (10 in the paper): a -Noise step costs 2K + 2 encoder passes"),
+    "Table 2": ("reproduced (extended rows)", "results/simcse_pp/<profile>/table2.csv; M rescaled to D = 384, with the "
+                "rank of the cross-correlation matrix (§4.2) per run"),
+    "Table 3": ("partly", "the SimCSE, +Off-Info, +DCL and SimCSE++ rows on the small profile's backbone (3 seeds); "
+                "the other models and backbones of the table are not offline"),
+    "Table 4": ("partly", "backbone + whitening (wiki, NLI), DCL alone (wiki, NLI; extended rows), SimCSE + whitening; "
+                "BERT-flow (no flow implementation) and DiffCSE (no pretrained generator offline) are not run"),
+    "Table 5": ("reproduced (extended rows)", "results/simcse_pp/<profile>/table5.csv (STS-B dev)"),
+    "Table 6": ("reproduced", "seconds per step of the Table 3 runs on this machine, extrapolated to one epoch of wiki1m"),
+    "Table 7": ("reproduced (substitute corpus)", "top-5 retrieval over the mirror's SNLI dev+test premises (Flickr30k "
+                "captions) instead of Flickr30k's 150k captions, which are not offline"),
+    "Figure 1": ("reproduced", "figures/simcse_pp/<profile>/figure1_align_uniform.*"),
+    "Text": ("not applicable", "hyperparameters from the running text: used by papers/simcse_pp/experiments.py"),
+}
+
+
+def coverage() -> pd.DataFrame:
+    """Every table and figure of the paper with what this archive does with it and why."""
+    index = load_index(PAPER)
+    missing = set(index["item"]) ^ set(COVERAGE)
+    if missing:
+        raise ValueError(f"COVERAGE and papers/simcse_pp/reported/index.csv disagree on {sorted(missing)}")
+    return pd.DataFrame([{"item": item, "caption": caption, "status": COVERAGE[item][0], "where / why": COVERAGE[item][1]}
+                         for item, caption in zip(index["item"], index["caption"])])
+
+
+def output_dirs(profile: str) -> tuple[Path, Path]:
+    return settings.results_root() / PAPER / profile, settings.figures_root() / PAPER / profile
+
+
+def collect(profile: str, run_missing: bool = True, extended: bool = False, progress: bool = True) -> dict[str, list[dict]]:
+    """Records of every row of the grid, one per seed. Rows outside the run set (``extended`` False on the small
+    profile) are loaded when their records exist and are otherwise an empty list (reported as not run)."""
+    run_set = grid(profile, extended=extended)
+    records = {}
+    for name, specs in grid(profile, extended=True).items():
+        try:
+            records[name] = [ensure(spec, run_missing=run_missing and name in run_set, progress=progress)
+                             for spec in specs]
+        except NotRun:
+            if name in run_set:
+                raise
+            records[name] = []
+    records["backbone_avg"] = [ensure(simcse_grid(profile)["backbone_avg"][0], run_missing=run_missing,
+                                      progress=progress)]
+    return records
+
+
+def _corpus(record: dict) -> str:
+    spec = record["spec"]
+    return "synthetic" if spec["synthetic_data"] else spec["train_data"]
+
+
+def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = True) -> dict[str, dict]:
+    """The derived records the tables need (whitening, retrieval, ranks), computed when missing."""
+    wiki = _corpus(records["simcse"][0])
+    nli = _corpus({"spec": grid(profile)["dcl_only_nli"][0].as_dict()})
+    out = {}
+
+    def whitening(record, corpus):
+        def compute(encoder, spec):
+            fit = sample_sentences(load_rows("sentences", corpus), N_WHITENING_FIT)
+            return sts_whitened(encoder, fit, {"run_id": spec.run_id, "precision": "fp32"},
+                                synthetic=spec.synthetic_data)
+        return ensure_derived(record, "whitening", {"fit_corpus": corpus, "n_fit": N_WHITENING_FIT}, compute,
+                              run_missing=run_missing)
+
+    out["backbone_whitening_wiki"] = whitening(records["backbone_avg"][0], wiki)
+    out["backbone_whitening_nli"] = whitening(records["backbone_avg"][0], nli)
+    out["simcse_whitening_wiki"] = whitening(records["simcse"][0], wiki)
+
+    premises = list(dict.fromkeys(row[0] for row in load_nli_triples(nli)))
+    paper_queries = [q for q in load_reported(PAPER, "table7.text").query("row == 'query'")["text"]]
+    queries = paper_queries + random.Random(0).sample(premises, TABLE7_RANDOM_QUERIES)
+
+    def retrieval(encoder, spec):
+        vectors = encoder.encode(premises, batch_size=64)
+        return {"corpus": nli, "n_corpus": len(premises),
+                "queries": top_k(premises, vectors, queries, encoder.encode(queries, batch_size=64), k=5)}
+
+    for name in ("simcse", "simcse_pp"):
+        out[f"retrieval_{name}"] = ensure_derived(records[name][0], "retrieval_top5",
+                                                  {"corpus": nli, "queries": queries}, retrieval,
+                                                  run_missing=run_missing)
+    batch = load_rows("sentences", wiki)[:N_RANK_BATCH]
+    for name in ["simcse", "bt"] + [f"bt_pad_{m}" for m in TABLE2_PADDING]:
+        if records[name]:
+            padding = records[name][0]["spec"]["objective_params"].get("bt_padding", 0)
+            out[f"rank_{name}"] = ensure_derived(
+                records[name][0], "cross_correlation_rank", {"corpus": wiki, "batch": N_RANK_BATCH, "padding": padding},
+                lambda encoder, spec, padding=padding: cross_correlation_rank(encoder, batch, padding),
+                run_missing=run_missing)
+    return out
+
+
+def _derived_as_record(d: dict, run: dict) -> dict:
+    """A derived STS result in the shape :func:`sts_rows` and :func:`trace` read."""
+    return {"metrics": {"tasks": d["result"]["tasks"]}, "profile": run["profile"], "spec": run["spec"],
+            "run_id": d["derived_id"], "provenance": d["provenance"], "timing": d["timing"]}
+
+
+def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]]) -> pd.DataFrame:
+    """rows: (run name, our label, reported group, reported row, records)."""
+    per_seed = []
+    for name, label, group, reported_row, recs in rows:
+        keys = {"paper": PAPER, "table": table, "row": label, "run": name, "reported_group": group,
+                "reported_row": reported_row}
+        for record in recs:
+            per_seed += sts_rows(record, keys)
+    cells = aggregate_seeds(pd.DataFrame(per_seed))
+    return join(cells, load_reported(PAPER, table.lower().replace(" ", "")))
+
+
+def table1(records: dict[str, list[dict]]) -> pd.DataFrame:
+    return _sts_table("Table 1", [(n, label, "" if n == "simcse" else label.split()[0], label, records[n])
+                                  for n, label in TABLE1_ROWS.items() if records[n]])
+
+
+def table2(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
+    rows = []
+    for name, reported_row in TABLE2_ROWS.items():
+        if not records[name]:
+            continue
+        padding = records[name][0]["spec"]["objective_params"].get("bt_padding", 0)
+        label = {"simcse": "SimCSE", "bt": "+BarlowTwins"}.get(name, f"+{padding} artificial z")
+        rows.append((name, label, "", reported_row, records[name]))
+    table = _sts_table("Table 2", rows)
+    ranks = {name: d["result"] for name, d in ((k[5:], v) for k, v in derived_records.items() if k.startswith("rank_"))}
+    table["rank_C"] = [ranks.get(r, {}).get("rank") for r in table["run"]]
+    table["rank_C_padded"] = [ranks.get(r, {}).get("rank_padded") for r in table["run"]]
+    table["padding_M"] = [records[r][0]["spec"]["objective_params"].get("bt_padding", 0) if r != "simcse" else 0
+                          for r in table["run"]]
+    return table
+
+
+def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
+    return _sts_table("Table 3", [(n, label, "", reported, records[n]) for n, (label, reported) in TABLE3_ROWS.items()
+                                  if records[n]])
+
+
+def table4(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
+    b1, b2 = "Block 1: DCL vs post-processing", "Block 2: post-processing on SimCSE"
+    backbone = records["backbone_avg"][0]
+    rows = [("backbone_avg", "backbone, avg.", b1, "BERT-base (first-last avg.)", [backbone]),
+            ("backbone_avg", "+whitening(wiki)", b1, "+whitening(wiki)",
+             [_derived_as_record(derived_records["backbone_whitening_wiki"], backbone)]),
+            ("backbone_avg", "+whitening(NLI)", b1, "+whitening(NLI)",
+             [_derived_as_record(derived_records["backbone_whitening_nli"], backbone)])]
+    for name, corpus in (("dcl_only_wiki", "wiki"), ("dcl_only_nli", "NLI")):
+        if records[name]:
+            rows.append((name, f"+DCL({corpus}, tau_DCL=0.05)", b1, f"+DCL({corpus}, tau_DCL=0.05)", records[name]))
+    rows += [("simcse", "SimCSE", b2, "SimCSE-BERT-base", records["simcse"]),
+             ("simcse", "+whitening (wiki), seed 42", b2, "+whitening",
+              [_derived_as_record(derived_records["simcse_whitening_wiki"], records["simcse"][0])])]
+    return _sts_table("Table 4", rows)
+
+
+def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
+    """STS-B dev Spearman x 100 (final fp32 evaluation of the checkpoint selected on STS-B dev)."""
+    per_seed = []
+    for group, values in TABLE5.items():
+        for value in values:
+            name = table5_run(group, value)
+            label = f"{TABLE5_LABEL[group]}={value:g}"
+            for record in records.get(name, []):
+                per_seed.append({"paper": PAPER, "table": "Table 5", "row": label, "run": name,
+                                 "reported_group": TABLE5_LABEL[group], "reported_row": label, "column": "STS-B",
+                                 "split": "dev", "aggregation": "", "metric": "spearman",
+                                 "value": 100 * record["metrics"]["stsb_dev_spearman"], **trace(record)})
+    if not per_seed:
+        return pd.DataFrame()
+    return join(aggregate_seeds(pd.DataFrame(per_seed)), load_reported(PAPER, "table5"))
+
+
+def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
+    """Seconds per training step (forward, backward, optimiser; batch 64, bf16 on this machine) of the Table 3
+    runs, sentences per second, and one epoch of wiki1m (10^6 sentences, 15,625 steps) extrapolated in minutes."""
+    per_seed = []
+    for name in HEADLINE:
+        label, _ = TABLE3_ROWS[name]
+        reported_row = {"simcse": "SimCSE-BERT-base", "simcse_pp": "SimCSE++-BERT-base"}.get(name, "")
+        for record in records[name]:
+            t = record["training"]
+            per_step = t["phase_seconds"]["steps"] / record["spec"]["steps"]
+            for column, value, metric in (("Training Time", per_step * UNSUP_STEPS / 60, "minutes"),
+                                          ("seconds per step", per_step, "seconds"),
+                                          ("sentences per second", t["rows_per_second"], "sentences/s")):
+                per_seed.append({"paper": PAPER, "table": "Table 6", "row": label, "run": name, "reported_group": "",
+                                 "reported_row": reported_row if column == "Training Time" else "", "column": column,
+                                 "split": "", "aggregation": "", "metric": metric, "value": value, **trace(record)})
+    cells = aggregate_seeds(pd.DataFrame(per_seed))
+    return join(cells, load_reported(PAPER, "table6"))
+
+
+def table7(derived_records: dict[str, dict]) -> pd.DataFrame:
+    rows = []
+    for name, model in (("simcse", "Unsup-SimCSE"), ("simcse_pp", "SimCSE++")):
+        d = derived_records[f"retrieval_{name}"]
+        for q, entry in enumerate(d["result"]["queries"]):
+            for hit in entry["hits"]:
+                rows.append({"query_no": q + 1, "query": entry["query"], "rank": hit["rank"], "model": model,
+                             "sentence": hit["sentence"], "cosine": hit["cosine"], "run_id": d["run_id"],
+                             "derived_id": d["derived_id"], "corpus": d["result"]["corpus"],
+                             "n_corpus": d["result"]["n_corpus"]})
+    return pd.DataFrame(rows)
+
+
+def claims(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The paper's claims (claims.yaml) on the reproduced cells with the seeds' statistics."""
+    parts = [from_reproduced(tables[t]) for t in ("table1", "table2", "table3", "table4", "table5", "table6")
+             if not tables[t].empty]
+    reproduced = pd.concat(parts, ignore_index=True)
+    aliases = reproduced[(reproduced["table"] == "Table 3") & reproduced["row"].isin(list(CLAIM_ALIASES))].copy()
+    aliases["row"] = aliases["row"].map(CLAIM_ALIASES)
+    verdicts = evaluate_all(PAPER, pd.concat([reproduced, aliases], ignore_index=True))
+    for claim, reason in NOT_TESTABLE.items():
+        mask = verdicts["claim"] == claim
+        verdicts.loc[mask, ["status", "detail", "effect", "p_value", "n", "test"]] = ["not run", reason, None, None, "", ""]
+    return verdicts
+
+
+def write_tables(records: dict[str, list[dict]], derived_records: dict[str, dict], profile: str) -> dict[str, pd.DataFrame]:
+    folder, _ = output_dirs(profile)
+    folder.mkdir(parents=True, exist_ok=True)
+    tables = {"table1": table1(records), "table2": table2(records, derived_records), "table3": table3(records),
+              "table4": table4(records, derived_records), "table5": table5(records), "table6": table6(records),
+              "table7": table7(derived_records)}
+    tables["claims"] = claims(tables)
+    for stem, frame in tables.items():
+        atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
+    return tables
+
+
+def not_run(records: dict[str, list[dict]]) -> pd.DataFrame:
+    """The grid's rows without records, with the reason."""
+    return pd.DataFrame([{"run": name, "status": NOT_RUN_BUDGET} for name, recs in records.items() if not recs],
+                        columns=["run", "status"])
+
+
+def wide(table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", "")) -> pd.DataFrame:
+    """Reader's view: one row per model, 'mean ± std (n) [reported]' per column."""
+    if table.empty:
+        return table
+    view = table[table["aggregation"].isin(aggregation)].copy()
+    view["cell"] = [mean_std(r) + (f" [{r['reported']:.2f}]" if pd.notna(r["reported"]) else "")
+                    for _, r in view.iterrows()]
+    index = ["reported_group", "row"] if view["reported_group"].fillna("").ne("").any() else ["row"]
+    out = view.pivot_table(index=index, columns="column", values="cell", aggfunc="first", sort=False)
+    return out.reindex(columns=list(dict.fromkeys(view["column"])))
+
+
+def figures(records: dict[str, list[dict]], profile: str) -> list[Path]:
+    """Figure 1: alignment/uniformity (STS-B) of the Table 3 models, seed 42 (the tables hold every seed)."""
+    _, folder = output_dirs(profile)
+    points = {}
+    for name in HEADLINE:
+        record = records[name][0]
+        points[TABLE3_ROWS[name][0].split(" (")[0]] = {"alignment": record["analysis"]["alignment"],
+                                                       "uniformity": record["analysis"]["uniformity"],
+                                                       "avg_sts": record["metrics"]["summary"]["Avg."]}
+    fig = geometry.align_uniform_points(points, "Figure 1: alignment/uniformity (STS-B dev+test)")
+    runs = ", ".join(f"{n}={records[n][0]['run_id']}" for n in HEADLINE)
+    return style.save(fig, folder, "figure1_align_uniform",
+                      f"profile {profile}; backbone {records['simcse'][0]['spec']['backbone']}; seed 42 runs: {runs}")
+
+
+def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
+    """The README's fairseq-style tables (reported | reproduced mean ± std (n) | Δ), from the reproduced tables."""
+    lines = []
+    for key, title in (("table3", "Table 3 (STS test, Spearman x 100, 'all')"),
+                       ("table1", "Table 1 (STS test)"), ("table2", "Table 2 (STS test)"),
+                       ("table4", "Table 4 (STS test)")):
+        t = tables[key]
+        if t.empty:
+            continue
+        t = t[t["column"] == "Avg."]
+        lines += ["", f"| {title}: Avg. of 7 tasks | paper row | reported | reproduced | Δ |", "|---|---|---|---|---|"]
+        for _, r in t.iterrows():
+            reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
+            delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
+            lines.append(f"| {r['row']} | {r['reported_row'] or '–'} | {reported} | {mean_std(r)} | {delta} |")
+    t5 = tables["table5"]
+    if not t5.empty:
+        lines += ["", "| Table 5 (STS-B dev) | reported | reproduced | Δ |", "|---|---|---|---|"]
+        for _, r in t5.iterrows():
+            lines.append(f"| {r['row']} | {r['reported']:.2f} | {mean_std(r)} | {r['delta']:+.2f} |")
+    t6 = tables["table6"]
+    lines += ["", "| Table 6 (this machine, bf16, batch 64) | s/step | sentences/s | 1 epoch of wiki1m (min) | reported (min) |",
+              "|---|---|---|---|---|"]
+    for row, group in t6.groupby("row", sort=False):
+        cells = group.set_index("column")
+        rep = cells.loc["Training Time", "reported"]
+        lines.append(f"| {row} | {mean_std(cells.loc['seconds per step'])} | {mean_std(cells.loc['sentences per second'])} "
+                     f"| {mean_std(cells.loc['Training Time'])} | {'' if pd.isna(rep) else f'{rep:.0f}'} |")
+    lines += ["", "| claim | status | effect | p | n | test |", "|---|---|---|---|---|---|"]
+    for _, c in tables["claims"].iterrows():
+        p = f"{c['p_value']:.3g}" if pd.notna(c["p_value"]) else "–"
+        effect = f"{c['effect']:+.2f}" if pd.notna(c["effect"]) else "–"
+        lines.append(f"| {c['claim']} | {c['status']} | {effect} | {p} | {c['n']} | {c['test']} |")
+    return "\n".join(lines).strip()
+
+
+def table5_figure(t5: pd.DataFrame, profile: str) -> list[Path]:
+    """Table 5 as three panels (one per swept hyperparameter): reproduced STS-B dev (every seed) and reported."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    style.apply()
+    _, folder = output_dirs(profile)
+    points = []
+    for _, r in t5.iterrows():
+        value = float(r["row"].split("=")[1])
+        for v in str(r["values"]).split(";"):
+            points.append({"group": r["reported_group"], "value": value, "STS-B dev": float(v), "source": "reproduced"})
+        points.append({"group": r["reported_group"], "value": value, "STS-B dev": r["reported"], "source": "reported (BERT-base)"})
+    frame = pd.DataFrame(points)
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
+    for ax, group in zip(axes, TABLE5_LABEL.values()):
+        sub = frame[frame["group"] == group]
+        sns.lineplot(data=sub, x="value", y="STS-B dev", hue="source", style="source", markers=True, dashes=False,
+                     errorbar=None, ax=ax, legend=group == "m")
+        ax.set_xscale("log" if group != "m" else "linear")
+        ax.set_xlabel(group)
+    fig.suptitle("Table 5: STS-B dev Spearman x 100 against each hyperparameter of SimCSE++")
+    fig.tight_layout()
+    runs = ";".join(dict.fromkeys(";".join(t5["run_ids"]).split(";")))
+    return style.save(fig, folder, "table5_sweeps", f"profile {profile}; runs: {runs}")
+
+
+def provenance(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
+    """One row per run and derived record behind the tables: what it is, where and when it was computed."""
+    rows = []
+    for name, runs in records.items():
+        for r in runs:
+            t = r["training"] or {}
+            rows.append({"kind": "run", "name": name, "seed": r["spec"]["seed"], "id": r["run_id"],
+                         "objective": r["spec"]["objective"], "steps": r["spec"]["steps"],
+                         "train_data": r["spec"]["train_data"], "precision": r["precision"]["training"],
+                         "wall_s": round(r["timing"]["total_seconds"], 1),
+                         "steps_s": round(t["phase_seconds"]["steps"], 1) if t else None,
+                         "final_eval_s": round(r["timing"]["final_eval_seconds"], 1),
+                         "commit": (r["provenance"]["commit"] or "")[:10], "dirty": r["provenance"]["dirty"],
+                         "device": r["provenance"]["device"]})
+    for name, d in derived_records.items():
+        rows.append({"kind": f"derived ({d['analysis']}; model: {d['model']['source']})", "name": name,
+                     "id": d["derived_id"], "wall_s": round(d["timing"]["total_seconds"], 1),
+                     "commit": (d["provenance"]["commit"] or "")[:10], "dirty": d["provenance"]["dirty"],
+                     "device": d["provenance"]["device"]})
+    return pd.DataFrame(rows)

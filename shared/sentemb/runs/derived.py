@@ -1,0 +1,119 @@
+"""Derived records: analyses of a finished run's model, stored next to the run records.
+
+Some of a paper's numbers are not part of a run's own evaluation but are computed from its model afterwards:
+post-processing (whitening fitted on a corpus, then the STS tasks), sentence retrieval, the rank of a
+cross-correlation matrix. Each is a *derived record*, ``<results>/runs/<profile>/derived/<derived_id>.json``,
+with the same guarantees as a run record: written once and atomically, with its own provenance (commit, device,
+data sha256, time), and never recomputed once it exists. ``derived_id`` hashes the run id, the analysis name and
+its parameters, so two papers asking for the same analysis of the same run share it.
+
+The model of a run is its best checkpoint in ``$SENTEMB_CACHE/checkpoints/<run_id>/best``. When this machine's cache
+no longer has it (a fresh clone over committed records, a cleaned cache) the run is trained again from its spec:
+seeds fix the initialisation, data order and dropout masks, so on the same kind of machine the same weights come
+back. The derived record says so (``model.source = "retrained"``) and keeps a check, the re-trained model's fp32
+STS-B dev Spearman next to the one in the run record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from sentemb import settings
+from sentemb.atomic import atomic_write_text
+from sentemb.data.files import track_reads
+from sentemb.data.sts import load_task
+from sentemb.errors import SentembError
+from sentemb.evaluate.sts import correlations, pair_scores
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.runs import provenance
+from sentemb.runs.execute import ENCODE_BATCH, NotRun, _dev_evaluator, _training_rows
+from sentemb.spec import RunSpec
+from sentemb.train.loop import prepare_objective, train
+
+DERIVED_SCHEMA_VERSION = 1
+
+Analysis = Callable[[SentenceEncoder, RunSpec], dict]
+
+
+def derived_id(run_id: str, analysis: str, params: dict) -> str:
+    canonical = json.dumps({"run_id": run_id, "analysis": analysis, "params": params}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def derived_path(profile: str, ident: str) -> Path:
+    return settings.results_root() / "runs" / profile / "derived" / f"{ident}.json"
+
+
+def _load(path: Path) -> dict | None:
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SentembError(f"derived record {path} is not valid JSON ({exc}).\n  Fix: delete it to recompute it.") from exc
+
+
+def _stsb_dev(encoder: SentenceEncoder, synthetic: bool) -> float:
+    dev = load_task("STSBenchmark", synthetic=synthetic).parts["dev"]
+    sentences = list(dict.fromkeys(dev.sentences()))
+    lookup = dict(zip(sentences, encoder.encode(sentences, batch_size=ENCODE_BATCH)))
+    return correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
+
+
+def trained_encoder(record: dict, device: torch.device, progress: bool = False) -> tuple[SentenceEncoder, dict]:
+    """The evaluated encoder of a run (best weights), and where it came from."""
+    spec = RunSpec.from_dict(record["spec"])
+    if not spec.trains:
+        encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
+        return encoder.to(device), {"source": "backbone"}
+    best = settings.checkpoints_root() / spec.run_id / "best"
+    if (best / "config.json").is_file():
+        encoder = SentenceEncoder.from_name(str(best), spec.pooler, dropout=spec.dropout, seed=spec.seed)
+        return encoder.to(device), {"source": "checkpoint"}
+    encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed).to(device)
+    objective = prepare_objective(spec, encoder)
+    stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
+    train(objective, spec, _training_rows(spec), _dev_evaluator(spec, stsb, progress),
+          settings.checkpoints_root() / spec.run_id, progress=progress)
+    (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
+    encoder = objective.evaluation_encoder()
+    check = {"record_stsb_dev": record["metrics"]["stsb_dev_spearman"],
+             "retrained_stsb_dev": _stsb_dev(encoder, spec.synthetic_data)}
+    check["abs_difference"] = abs(check["record_stsb_dev"] - check["retrained_stsb_dev"])
+    return encoder, {"source": "retrained", "dev_check": check}
+
+
+def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis, run_missing: bool = True,
+                   progress: bool = False, device: str | None = None) -> dict:
+    """The derived record of ``analysis`` (with ``params``) on the run of ``record``, computing it when missing.
+
+    ``compute(encoder, spec)`` returns the result (JSON-serialisable); it reads data through the registry, so the
+    files it reads are hashed into the record."""
+    ident = derived_id(record["run_id"], analysis, params)
+    path = derived_path(record["profile"], ident)
+    existing = _load(path)
+    if existing is not None:
+        return existing
+    if not run_missing:
+        raise NotRun(f"derived record {analysis} of run {record['run_id']} ({record['profile']}) is missing and "
+                     "running was disabled")
+    started = time.perf_counter()
+    torch_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    prov = provenance.collect(torch_device)
+    spec = RunSpec.from_dict(record["spec"])
+    with track_reads() as data_hashes:
+        encoder, model = trained_encoder(record, torch_device, progress)
+        encoder.eval()
+        result = compute(encoder, spec)
+    out = {"schema_version": DERIVED_SCHEMA_VERSION, "derived_id": ident, "analysis": analysis, "params": params,
+           "run_id": record["run_id"], "profile": record["profile"], "model": model, "result": result,
+           "provenance": {**prov, "data_sha256": dict(sorted(data_hashes.items()))},
+           "timing": {"total_seconds": time.perf_counter() - started}}
+    atomic_write_text(path, json.dumps(out, indent=1, default=float) + "\n")
+    return out
