@@ -147,6 +147,19 @@ def test_dcl_official_variant_is_scaled_batchnorm_form():
     assert DimensionWiseContrastive(5.0, variant="official")(z1, z2).item() == pytest.approx(expected.item(), rel=1e-5)
 
 
+def test_dcl_forms_differ_by_the_documented_factors():
+    """The code's form is the paper's Eq. 5 with tau_DCL multiplied by N - 1 (BatchNorm's biased std and the /N
+    together) and the sum over the D dimensions replaced by their mean (up to BatchNorm's eps)."""
+    torch.manual_seed(2)
+    n, d, tau = 16, 6, 5.0
+    z1, z2 = torch.randn(n, d) * 3 + 1, torch.randn(n, d) * 2
+    paper, official = DimensionWiseContrastive(tau, "paper"), DimensionWiseContrastive(tau, "official")
+    torch.testing.assert_close(official.similarity(z1, z2), paper.similarity(z1, z2) / (n - 1), rtol=1e-4, atol=1e-6)
+    rescaled = DimensionWiseContrastive(tau * (n - 1), "paper")(z1, z2) / d
+    assert official(z1, z2).item() == pytest.approx(rescaled.item(), rel=1e-4)
+    assert paper(z1, z2).item() > 2 * official(z1, z2).item()  # the same tau weighs the paper's form far more
+
+
 # -- Barlow Twins (non-contrastive Eq. 2, SimCSE++ Eq. 4) and the rank bottleneck ---------------------------
 def test_barlow_twins_is_zero_for_identity_correlation():
     z = torch.tensor([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])  # centred, uncorrelated columns

@@ -199,8 +199,14 @@ def table2(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> 
 
 
 def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
-    return _sts_table("Table 3", [(n, label, "", reported, records[n]) for n, (label, reported) in TABLE3_ROWS.items()
-                                  if records[n]])
+    """With the form of each row's trade-off m and DCL ('paper' or 'official'; '' where the row has none)."""
+    table = _sts_table("Table 3", [(n, label, "", reported, records[n]) for n, (label, reported) in TABLE3_ROWS.items()
+                                   if records[n]])
+    params = {n: records[n][0]["spec"]["objective_params"] for n in table["run"].unique()}
+    table["m"] = [params[r].get("m", 1.0) for r in table["run"]]
+    table["trade_off_form"] = [params[r]["trade_off"] if params[r].get("m", 1.0) != 1.0 else "" for r in table["run"]]
+    table["dcl_form"] = [params[r]["dcl_variant"] if params[r].get("dcl_weight") else "" for r in table["run"]]
+    return table
 
 
 def table4(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:

@@ -116,15 +116,22 @@ def cmd_run(args) -> int:
     if unknown:
         raise SentembError(f"unknown run(s) {unknown}; the {args.paper} grid has: {', '.join(specs)}")
     total = sum(len(specs[name]) for name in names)
-    done = 0
+    done, failed = 0, []
     for name in names:
         for spec in specs[name]:
             started = time.perf_counter()
             done += 1
-            record = ensure(spec, run_missing=not args.no_run, progress=True)
+            try:
+                record = ensure(spec, run_missing=not args.no_run, progress=True)
+            except SentembError as exc:  # one failed run does not stop the others; its checkpoints are kept
+                failed.append(f"{name} seed {spec.seed} ({spec.run_id}): {exc}")
+                print(f"[{done}/{total}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {exc}", flush=True)
+                continue
             print(f"[{done}/{total}] {name:16s} seed {spec.seed}  {record['run_id']}  "
                   f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
                   f"{record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)", flush=True)
+    if failed:
+        raise SentembError(f"{len(failed)} of {total} runs failed:\n  " + "\n  ".join(failed))
     return 0
 
 

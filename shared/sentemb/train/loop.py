@@ -33,12 +33,17 @@ from tqdm.auto import tqdm
 
 from sentemb import precision as amp
 from sentemb.atomic import atomic_write
+from sentemb.errors import SentembError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import TrainingObjective
 from sentemb.objectives.registry import build_objective
 from sentemb.spec import RunSpec
 
 DevEvaluator = Callable[[SentenceEncoder, int], dict]
+
+
+class TrainingDiverged(SentembError):
+    """The loss became NaN or infinite: the run stops instead of training (and evaluating) broken weights."""
 
 
 @dataclass
@@ -181,6 +186,10 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
         tick = time.perf_counter()
         with amp.autocast(spec.precision, device):
             loss = objective(batch, rng)
+        if not torch.isfinite(loss):
+            raise TrainingDiverged(f"run {spec.run_id} ({spec.objective}, {dict(spec.objective_params)}): the loss is "
+                                   f"{float(loss)} at step {step + 1}; the run stopped before updating its weights "
+                                   "with it. Lower the learning rate or change the objective's parameters.")
         if scaler is not None:
             scaler.scale(loss).backward()
             scaler.unscale_(optimizer)
