@@ -15,7 +15,7 @@ from sentemb.objectives.base import Param, TrainingObjective
 from sentemb.runs import execute, store
 from sentemb.spec import RunSpec
 from sentemb.train import loop
-from sentemb.train.loop import EpochOrder, prepare_objective, train
+from sentemb.train.loop import EpochOrder, prepare_objective, train, TrainingDiverged
 
 TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="simcse_unsup",
             train_data="wiki_sentences_combined", steps=6, batch_size=8, eval_every=3, lr=1e-3,
@@ -414,3 +414,36 @@ def test_the_small_profile_grid_seeds_and_shares_runs():
     assert unsup.trajectory_every is None and unsup.train_data == "wiki_sentences_combined"
     ids = [s.run_id for specs in small.values() for s in specs]
     assert len(ids) == len(set(ids)) == 20
+
+
+def test_a_diverging_loss_stops_the_run_with_a_clear_error(toy, monkeypatch, tmp_path):
+    """A NaN loss (SimCSE++'s DCL alone at tau_DCL = 0.05 in Eq. 5's form did this) stops training at that step:
+    no record, no evaluation of broken weights, and the error names the run, the step and what to change."""
+    calls = []
+    real = ToyObjective.forward
+
+    def nan_at_step_3(self, rows, rng):
+        calls.append(1)
+        loss = real(self, rows, rng)
+        return loss * float("nan") if len(calls) == 3 else loss
+
+    monkeypatch.setattr(ToyObjective, "forward", nan_at_step_3)
+    with pytest.raises(TrainingDiverged, match="at step 3.*Lower the learning rate"):
+        execute.ensure(toy, progress=False)
+    assert not store.record_path(toy.profile, toy.run_id).exists()
+
+
+def test_run_command_goes_on_after_a_failed_run_and_reports_it(monkeypatch, capsys):
+    from sentemb import cli
+    from sentemb.errors import SentembError
+
+    def fake_ensure(spec, run_missing=True, progress=True):
+        if spec.seed == 42:
+            raise SentembError("simulated failure")
+        return {"run_id": spec.run_id, "metrics": {"stsb_dev_spearman": 0.5}, "timing": {"total_seconds": 1.0}}
+
+    monkeypatch.setattr(execute, "ensure", fake_ensure)
+    assert cli.main(["run", "--paper", "simcse", "--profile", "smoke", "--only", "unsup"]) == 2
+    out = capsys.readouterr()
+    assert "FAILED: simulated failure" in out.out and "seed 43" in out.out  # the second seed still ran
+    assert "1 of 2 runs failed" in out.err
