@@ -186,3 +186,10 @@ def test_claim_verdicts_on_a_reproduced_style_table():
     assert evaluate({**claim, "right": {"table": "Table 9", "row": "r", "column": "c"}}, table).status == "not run"
     assert evaluate({**claim, "kind": "within", "tolerance": 1.0}, table).status == "holds"
     assert lookup(table, {"table": "Table 3", "row": "p=0.1", "column": "STS-B"}) == 80.0
+
+
+def test_coverage_must_list_every_item_of_the_index():
+    from sentemb.report.reported import coverage_table
+
+    with pytest.raises(ValueError, match="disagree on .*Table 1"):
+        coverage_table("simcse_pp", {"Table 9": ("reproduced", "nowhere")})

@@ -16,7 +16,7 @@ from sentemb import settings
 from sentemb.atomic import atomic_write
 from sentemb.plots import geometry, style
 from sentemb.report.claims import evaluate_all, from_reproduced
-from sentemb.report.reported import load_reported
+from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
 from sentemb.runs.execute import ensure
 
@@ -62,18 +62,11 @@ FIGURE_LABELS = {"backbone_avg": "backbone (avg.)", "backbone_cls": "backbone ([
 
 def coverage() -> pd.DataFrame:
     """Every table and figure of the paper with what this archive does with it and why."""
-    from sentemb.report.reported import load_index
-
-    index = load_index(PAPER)
-    missing = set(index["item"]) ^ set(COVERAGE)
-    if missing:
-        raise ValueError(f"COVERAGE and papers/simcse/reported/index.csv disagree on {sorted(missing)}")
-    return pd.DataFrame([{"item": item, "caption": caption, "status": COVERAGE[item][0], "where / why": COVERAGE[item][1]}
-                         for item, caption in zip(index["item"], index["caption"])])
+    return coverage_table(PAPER, COVERAGE)
 
 
 def output_dirs(profile: str) -> tuple[Path, Path]:
-    return settings.results_root() / PAPER / profile, settings.figures_root() / PAPER / profile
+    return settings.paper_output_dirs(PAPER, profile)
 
 
 def collect(profile: str, run_missing: bool = True, progress: bool = True) -> dict[str, list[dict]]:

@@ -25,7 +25,7 @@ from sentemb.data.corpora import load_nli_triples, load_rows
 from sentemb.evaluate.post_processed import sample_sentences, sts_whitened
 from sentemb.plots import geometry, style
 from sentemb.report.claims import evaluate_all, from_reproduced
-from sentemb.report.reported import load_index, load_reported
+from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
 from sentemb.runs.derived import ensure_derived
 from sentemb.runs.execute import NotRun, ensure
@@ -82,16 +82,11 @@ COVERAGE = {
 
 def coverage() -> pd.DataFrame:
     """Every table and figure of the paper with what this archive does with it and why."""
-    index = load_index(PAPER)
-    missing = set(index["item"]) ^ set(COVERAGE)
-    if missing:
-        raise ValueError(f"COVERAGE and papers/simcse_pp/reported/index.csv disagree on {sorted(missing)}")
-    return pd.DataFrame([{"item": item, "caption": caption, "status": COVERAGE[item][0], "where / why": COVERAGE[item][1]}
-                         for item, caption in zip(index["item"], index["caption"])])
+    return coverage_table(PAPER, COVERAGE)
 
 
 def output_dirs(profile: str) -> tuple[Path, Path]:
-    return settings.results_root() / PAPER / profile, settings.figures_root() / PAPER / profile
+    return settings.paper_output_dirs(PAPER, profile)
 
 
 def collect(profile: str, run_missing: bool = True, extended: bool = False, progress: bool = True) -> dict[str, list[dict]]:

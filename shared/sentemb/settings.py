@@ -51,3 +51,8 @@ def checkpoints_root() -> Path:
 
 def embeddings_cache_root() -> Path:
     return cache_root() / "embeddings"
+
+
+def paper_output_dirs(paper: str, profile: str) -> tuple[Path, Path]:
+    """Where a paper's reproduced tables and its figures for ``profile`` go."""
+    return results_root() / paper / profile, figures_root() / paper / profile

@@ -87,3 +87,14 @@ def load_all_reported(paper: str) -> pd.DataFrame:
     index = load_index(paper)
     files = index.loc[index["stored"] == "numbers", "file"]
     return pd.concat([_read(reported_dir(paper) / f, COLUMNS, numeric=True) for f in files], ignore_index=True)
+
+
+def coverage_table(paper: str, coverage: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """Every table and figure of ``paper`` (its ``index.csv``) with what the archive does with it and why:
+    ``coverage[item] = (status, where or why)``. The two must list the same items."""
+    index = load_index(paper)
+    mismatch = set(index["item"]) ^ set(coverage)
+    if mismatch:
+        raise ValueError(f"the coverage of {paper} and papers/{paper}/reported/index.csv disagree on {sorted(mismatch)}")
+    return pd.DataFrame([{"item": item, "caption": caption, "status": coverage[item][0], "where / why": coverage[item][1]}
+                         for item, caption in zip(index["item"], index["caption"])])
