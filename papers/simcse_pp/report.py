@@ -390,8 +390,9 @@ def table5_figure(t5: pd.DataFrame, profile: str) -> list[Path]:
         ax.set_xlabel(group)
     fig.suptitle("Table 5: STS-B dev Spearman x 100 against each hyperparameter of SimCSE++")
     fig.tight_layout()
-    runs = ";".join(dict.fromkeys(";".join(t5["run_ids"]).split(";")))
-    return style.save(fig, folder, "table5_sweeps", f"profile {profile}; runs: {runs}")
+    n_runs = len(dict.fromkeys(";".join(t5["run_ids"]).split(";")))
+    return style.save(fig, folder, "table5_sweeps",
+                      f"profile {profile}; {n_runs} runs, their ids in results/simcse_pp/{profile}/table5.csv (run_ids)")
 
 
 def provenance(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
