@@ -186,11 +186,10 @@ def table2(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> 
         label = {"simcse": "SimCSE", "bt": "+BarlowTwins"}.get(name, f"+{padding} artificial z")
         rows.append((name, label, "", reported_row, records[name]))
     table = _sts_table("Table 2", rows)
-    ranks = {name: d["result"] for name, d in ((k[5:], v) for k, v in derived_records.items() if k.startswith("rank_"))}
+    ranks = {k.removeprefix("rank_"): d["result"] for k, d in derived_records.items() if k.startswith("rank_")}
     table["rank_C"] = [ranks.get(r, {}).get("rank") for r in table["run"]]
     table["rank_C_padded"] = [ranks.get(r, {}).get("rank_padded") for r in table["run"]]
-    table["padding_M"] = [records[r][0]["spec"]["objective_params"].get("bt_padding", 0) if r != "simcse" else 0
-                          for r in table["run"]]
+    table["padding_M"] = [records[r][0]["spec"]["objective_params"].get("bt_padding", 0) for r in table["run"]]
     return table
 
 
