@@ -20,7 +20,7 @@ from pathlib import Path
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
-PAPERS = ("simcse", "simcse_pp")
+PAPERS = ("simcse", "simcse_pp", "noncontrastive")
 
 
 def _threads(n: int | None) -> None:
@@ -108,30 +108,36 @@ def _grid(paper: str, profile: str, extended: bool) -> dict:
 
 
 def cmd_run(args) -> int:
+    """Run (or load) every spec of the grid. A paper's grid may depend on the records already there (the
+    non-contrastive paper's SMAC scan proposes its next trial from the earlier ones, and its headline rows follow
+    the scan's best trials), so the grid is asked again after each pass until it has nothing new."""
     from sentemb.runs.execute import ensure
 
-    specs = _grid(args.paper, args.profile, args.extended)
-    names = args.only.split(",") if args.only else list(specs)
-    unknown = [n for n in names if n not in specs]
-    if unknown:
-        raise SentembError(f"unknown run(s) {unknown}; the {args.paper} grid has: {', '.join(specs)}")
-    total = sum(len(specs[name]) for name in names)
-    done, failed = 0, []
-    for name in names:
-        for spec in specs[name]:
+    done, failed, seen = 0, [], set()
+    while True:
+        specs = _grid(args.paper, args.profile, args.extended)
+        names = args.only.split(",") if args.only else list(specs)
+        unknown = [n for n in names if n not in specs]
+        if unknown and not seen:
+            raise SentembError(f"unknown run(s) {unknown}; the {args.paper} grid has: {', '.join(specs)}")
+        todo = [(name, spec) for name in names if name in specs for spec in specs[name] if spec.run_id not in seen]
+        if not todo:
+            break
+        for name, spec in todo:
+            seen.add(spec.run_id)
             started = time.perf_counter()
             done += 1
             try:
                 record = ensure(spec, run_missing=not args.no_run, progress=True)
             except SentembError as exc:  # one failed run does not stop the others; its checkpoints are kept
                 failed.append(f"{name} seed {spec.seed} ({spec.run_id}): {exc}")
-                print(f"[{done}/{total}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {exc}", flush=True)
+                print(f"[{done}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {exc}", flush=True)
                 continue
-            print(f"[{done}/{total}] {name:16s} seed {spec.seed}  {record['run_id']}  "
+            print(f"[{done}] {name:16s} seed {spec.seed}  {record['run_id']}  "
                   f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
                   f"{record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)", flush=True)
     if failed:
-        raise SentembError(f"{len(failed)} of {total} runs failed:\n  " + "\n  ".join(failed))
+        raise SentembError(f"{len(failed)} of {done} runs failed:\n  " + "\n  ".join(failed))
     return 0
 
 

@@ -79,7 +79,8 @@ def _wants_normalisation(encoder) -> bool:
 
 
 def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, normalize: str | bool = "auto",
-                      name: str | None = None, revision: str = "local", batch_size: int = 64):
+                      name: str | None = None, revision: str = "local", batch_size: int = 64,
+                      precision: str = "fp32"):
     _prepare_environment()
     from mteb.models import ModelMeta
     from mteb.models.abs_encoder import AbsEncoder
@@ -101,7 +102,8 @@ def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, n
         def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs) -> np.ndarray:
             texts = [text for batch in inputs for text in batch["text"]]
             missing = [t for t in dict.fromkeys(texts) if t not in self.lookup]
-            new = dict(zip(missing, self.encoder.encode(missing, batch_size=self.batch_size))) if missing else {}
+            new = dict(zip(missing, self.encoder.encode(missing, batch_size=self.batch_size, precision=precision))) \
+                if missing else {}
             vectors = np.stack([self.lookup[t] if t in self.lookup else new[t] for t in texts]).astype(np.float32)
             if self.normalize:
                 vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
@@ -133,15 +135,16 @@ def _task(name: str):
 
 
 def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Sequence[str] | None = None,
-             batch_size: int = 64) -> dict:
-    """Evaluate ``model`` (a SentenceEncoder, or an mteb encoder from :func:`make_mteb_encoder`)."""
+             batch_size: int = 64, precision: str = "fp32") -> dict:
+    """Evaluate ``model`` (a SentenceEncoder, or an mteb encoder from :func:`make_mteb_encoder`); the texts the
+    lookup does not hold are encoded in ``batch_size`` batches at ``precision`` (fp32, or bf16/fp16 autocast)."""
     _prepare_environment()
     import mteb
 
     if model is None:
         raise SentembError("MTEB needs the model itself (pass mteb_model=...)")
     if not hasattr(model, "mteb_model_meta"):
-        model = make_mteb_encoder(model, lookup, batch_size=batch_size)
+        model = make_mteb_encoder(model, lookup, batch_size=batch_size, precision=precision)
     tasks = list(tasks or TABLE4_TASKS)
     results, started_all = {}, time.perf_counter()
     for name in tasks:
@@ -174,7 +177,7 @@ def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Seque
             "data": "offline mirror (injected)" if _offline() else "hub", "seconds": time.perf_counter() - started,
         }
     return {"mteb_version": mteb.__version__, "normalize": bool(getattr(model, "normalize", False)),
-            "tasks": results, "category_averages": category_averages(results),
+            "precision": precision, "tasks": results, "category_averages": category_averages(results),
             "seconds": time.perf_counter() - started_all}
 
 

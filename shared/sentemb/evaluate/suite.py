@@ -46,8 +46,10 @@ def _transfer_names(groups: Sequence[str]) -> list[str]:
 def evaluate_model(encode: Callable[[list[str]], np.ndarray], groups: Sequence[str],
                    sts_protocols: Sequence[str] = ("simcse",), sts_splits: Sequence[str] = ("test",),
                    transfer_mode: str = "fasttest", synthetic: bool = False, mteb_model=None,
-                   extra_sentences: Sequence[str] = (), batch_size: int = 64) -> tuple[dict, dict[str, np.ndarray]]:
-    """Results of every requested group, and the sentence -> embedding lookup they were computed from."""
+                   extra_sentences: Sequence[str] = (), batch_size: int = 64,
+                   precision: str = "fp32") -> tuple[dict, dict[str, np.ndarray]]:
+    """Results of every requested group, and the sentence -> embedding lookup they were computed from. ``precision``
+    is the one ``encode`` runs at; MTEB encodes the texts the lookup lacks at the same precision."""
     if transfer_mode not in PARAMS:
         raise ConfigError(f"unknown transfer mode {transfer_mode!r}; choose from {', '.join(PARAMS)}")
     unknown = [p for p in sts_protocols if p not in sts.PROTOCOLS]
@@ -84,6 +86,6 @@ def evaluate_model(encode: Callable[[list[str]], np.ndarray], groups: Sequence[s
         from sentemb.evaluate.mteb_adapter import run_mteb
 
         started = time.perf_counter()
-        results["mteb"] = run_mteb(mteb_model, lookup, batch_size=batch_size)
+        results["mteb"] = run_mteb(mteb_model, lookup, batch_size=batch_size, precision=precision)
         results["seconds"]["mteb"] = time.perf_counter() - started
     return results, lookup

@@ -9,6 +9,9 @@ it to :data:`TRAINING_OBJECTIVES`. Neither the spec nor the training loop change
 | ``simcse_unsup`` | :class:`~sentemb.objectives.simcse.SimCSEUnsupervised` | SimCSE §3, Eq. 4 |
 | ``simcse_sup``   | :class:`~sentemb.objectives.simcse.SimCSESupervised`   | SimCSE §4, Eq. 5/8 |
 | ``simcse_pp``    | :class:`~sentemb.objectives.simcse_pp.SimCSEPlusPlus`  | SimCSE++ Eq. 2-3, 5-6; Tables 1-2 |
+| ``barlow_twins`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsSentences` | Non-contrastive Eq. 2, §3 |
+| ``vicreg``       | :class:`~sentemb.objectives.non_contrastive.VICRegSentences`      | Non-contrastive Eq. 3, §3 |
+| ``barlow_twins_pairs`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsPairs` | Non-contrastive Table 6 "BT (NLI)" |
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from typing import Any, Mapping
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import TrainingObjective
+from sentemb.objectives.non_contrastive import BarlowTwinsPairs, BarlowTwinsSentences, VICRegSentences
 from sentemb.objectives.simcse import SimCSESupervised, SimCSEUnsupervised
 from sentemb.objectives.simcse_pp import SimCSEPlusPlus
 
 NO_TRAINING = "none"
 TRAINING_OBJECTIVES: dict[str, type[TrainingObjective]] = {
-    cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised, SimCSEPlusPlus)
+    cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised, SimCSEPlusPlus, BarlowTwinsSentences,
+                                       VICRegSentences, BarlowTwinsPairs)
 }
 
 

@@ -74,7 +74,8 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -
         lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "final evaluation",
                                  precision=spec.eval_precision), groups,
         sts_splits=splits, transfer_mode="test" if spec.profile == "full" else "fasttest",
-        synthetic=spec.synthetic_data, mteb_model=encoder, extra_sentences=extra, batch_size=ENCODE_BATCH)
+        synthetic=spec.synthetic_data, mteb_model=encoder, extra_sentences=extra, batch_size=ENCODE_BATCH,
+        precision=spec.eval_precision)
     metrics = results.pop("sts_simcse", {"protocol": PROTOCOL, "splits": list(splits), "tasks": {}, "summary": {}})
     metrics.update({k: v for k, v in results.items() if k in ("transfer", "mteb")})
     dev = stsb.parts["dev"]

@@ -1,0 +1,215 @@
+"""The non-contrastive paper's experiments (Farina & Pappadopulo, 2024), written with its own settings; a profile
+scales them.
+
+Sources: §3 (Barlow Twins Eq. 2 and VICReg Eq. 3 on a projector Linear-BN-ReLU, Linear-BN-ReLU, Linear of width
+8192; [CLS] embeddings; augmentations dropout p, shuffle p, EDA alpha applied to both branches), Appendix A (batch
+256, 2 epochs, STS-B dev every 60 steps; Barlow Twins scanned on a grid, VICReg with SMAC, 50 jobs per augmentation
+value; Table 3's domains are lost in extraction), Table 1 (the augmentation values), Table 6 (the rows compared on
+MTEB). The learning rates, the loss coefficients and their domains were lost in extraction
+(``reported/text_hparams.csv``): the grids below are ours, chosen around Barlow Twins' and VICReg's image defaults,
+and every table says so.
+
+The experiment has two stages, so its grid depends on the records already there:
+
+1. **Scans** (Table 1, Figure 1). Per method and augmentation value (a *cell*):
+   - Barlow Twins: a grid over lambda (``BT_LAMBDAS``) x learning rate (``BT_LRS``);
+   - VICReg: SMAC3 (``smac`` 2.x, its hyperparameter-optimisation facade, seeded) over the invariance and
+     variance coefficients and the learning rate (``VICREG_DOMAIN``), the covariance coefficient fixed at 1 (App.
+     A.2 fixes one of the three; which one is lost), ``VICREG_TRIALS[profile]`` trials per cell, the first half
+     from SMAC's initial (Sobol) design, the rest proposed by its random-forest model. SMAC proposes trial k + 1 from the scores of trials
+     1..k; those are read from the run records, so a rerun replays the same proposals and runs only what is
+     missing.
+   Every trial is a full training run of the profile scored by its best STS-B dev Spearman (checkpoint selection,
+   App. A), with an STS-B-dev-only final evaluation.
+2. **Headline rows** (Tables 4 and 6, Figure 4), once a method's scan is complete: BT and VICReg at their best
+   dropout cell and best shuffle cell (the best trial's spec; the trial itself is seed 42, the other seeds are
+   new runs), BT on positive pairs ("BT (NLI)": SNLI entailment pairs, with the best dropout trial's lambda and
+   learning rate), and unsupervised SimCSE: the SimCSE grid's ``unsup`` run (same spec, same run id, one record).
+   Their MTEB scores are derived records (:mod:`papers.noncontrastive.analyses`).
+
+Cells: the small profile scans the ``CORE_CELLS`` (dropout 0.1, shuffle 0.3); ``--extended`` adds the other
+Table 1 values (dropout 0.05 and 0.2, EDA 0.1 and 0.2, shuffle 0.05, 0.1, 0.2, 0.5); smoke scans the core cells
+and EDA 0.1; full scans every Table 1 cell. The best settings of the
+headline rows are chosen among the core cells only, so the extended scan never changes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from typing import Callable
+
+from papers.simcse.experiments import paper_grid as simcse_paper_grid
+from sentemb.profiles import get_profile
+from sentemb.runs import store
+from sentemb.spec import RunSpec
+
+METHODS = ("barlow_twins", "vicreg")
+METHOD_LABEL = {"barlow_twins": "Barlow Twins", "vicreg": "VICReg"}
+TABLE1_CELLS = (("dropout", 0.05), ("dropout", 0.1), ("dropout", 0.2), ("eda", 0.1), ("eda", 0.2),
+                ("shuffle", 0.05), ("shuffle", 0.1), ("shuffle", 0.2), ("shuffle", 0.3), ("shuffle", 0.5))
+CORE_CELLS = (("dropout", 0.1), ("shuffle", 0.3))
+PAPER_PROJECTOR_WIDTH = 8192  # §3
+PROJECTOR_WIDTH = {"full": 8192, "small": 2048, "smoke": 128}  # small: benchmarks/bench_noncontrastive_projector.py
+BT_LAMBDAS = (0.005, 0.02)
+BT_LRS = (3e-5, 1e-4)
+# Log-uniform. VICReg's image defaults are 25, 25 and 1 (the fixed covariance weight); Eq. 3's invariance term sums
+# over the W projector dimensions where VICReg's reference code averages them, so its 25 is 25 / W (0.012 at
+# W = 2048) here: the invariance domain reaches down to 0.01 to contain both readings. lr: around BT_LRS.
+VICREG_DOMAIN = {"invariance_weight": (0.01, 50.0), "variance_weight": (1.0, 50.0), "lr": (1e-5, 2e-4)}
+VICREG_COVARIANCE = 1.0
+VICREG_TRIALS = {"full": 50, "small": 4, "smoke": 2}  # App. A.2: 50 SMAC jobs per augmentation value
+SMAC_SEED = 0
+
+HEADLINE_ROWS = ("simcse", "bt_dropout", "bt_shuffle", "vicreg_dropout", "vicreg_shuffle", "bt_nli")
+HEADLINE_LABEL = {"simcse": "SimCSE", "bt_dropout": "Barlow Twins (dropout)", "bt_shuffle": "Barlow Twins (shuffle)",
+                  "vicreg_dropout": "VICReg (dropout)", "vicreg_shuffle": "VICReg (shuffle)",
+                  "bt_nli": "Barlow Twins (NLI)"}
+
+_SIMCSE = simcse_paper_grid()["unsup"]
+# Appendix A: batch 256, 2 epochs (of wiki1m: 2 x 10^6 / 256 = 7,813 steps), STS-B dev every 60 steps. The learning
+# rate is scanned; 3e-5 is this grid's centre (SimCSE's for BERT-base), not a value of the paper.
+_PAPER = dataclasses.replace(
+    _SIMCSE, pooler="cls_before_pooler", batch_size=256, steps=2 * 1_000_000 // 256, eval_every=60,
+    final_eval="stsb_dev", analysis_splits=("dev",), notes="")
+
+
+def cell_name(augmentation: str, strength: float) -> str:
+    return f"{augmentation} {strength:g}"
+
+
+def _params(augmentation: str, strength: float) -> dict:
+    return {"augmentation": "dropout", "strength": 0.0} if augmentation == "dropout" else \
+        {"augmentation": augmentation, "strength": strength}
+
+
+def trial_spec(profile: str, method: str, augmentation: str, strength: float, lr: float, seed: int | None = None,
+               **coefficients) -> RunSpec:
+    """One scan trial on ``profile``: ``method`` with a cell's augmentation, a learning rate and loss coefficients."""
+    paper = dataclasses.replace(
+        _PAPER, objective=method, lr=lr, dropout=strength if augmentation == "dropout" else None,
+        objective_params={"projector_width": PAPER_PROJECTOR_WIDTH, **_params(augmentation, strength), **coefficients},
+        notes=f"{METHOD_LABEL[method]}, {cell_name(augmentation, strength)}")
+    scaled = get_profile(profile).scale(paper, seed if seed is not None else None)
+    return scaled.with_params(projector_width=PROJECTOR_WIDTH[profile])
+
+
+def nli_spec(profile: str, best_dropout_trial: RunSpec, seed: int) -> RunSpec:
+    """BT on positive pairs (Table 6 "BT (NLI)"), with the best dropout trial's lambda and learning rate."""
+    params = best_dropout_trial.objective_params
+    paper = dataclasses.replace(
+        _PAPER, objective="barlow_twins_pairs", lr=best_dropout_trial.lr, train_data="nli_for_simcse",
+        objective_params={"projector_width": PAPER_PROJECTOR_WIDTH,
+                          "off_diagonal_weight": params["off_diagonal_weight"]},
+        notes="Barlow Twins on SNLI entailment pairs (the paper: NLI pairs)")
+    return get_profile(profile).scale(paper, seed).with_params(projector_width=PROJECTOR_WIDTH[profile])
+
+
+SMOKE_CELLS = CORE_CELLS + (("eda", 0.1),)  # enough to exercise every augmentation's path
+
+
+def cells(profile: str, extended: bool) -> tuple[tuple[str, float], ...]:
+    """The scanned cells: on the small profile the core ones unless ``extended``; on smoke the core ones and one
+    EDA cell; every Table 1 cell on the full profile."""
+    if profile == "smoke":
+        return SMOKE_CELLS
+    return CORE_CELLS if profile == "small" and not extended else TABLE1_CELLS
+
+
+def bt_trials(profile: str, cell: tuple[str, float]) -> list[RunSpec]:
+    return [trial_spec(profile, "barlow_twins", *cell, lr=lr, off_diagonal_weight=lam)
+            for lam in BT_LAMBDAS for lr in BT_LRS]
+
+
+Lookup = Callable[[RunSpec], "dict | None"]
+
+
+def best_dev(record: dict) -> float:
+    """A trial's score: its best STS-B dev Spearman (the selected checkpoint's), x 100."""
+    return 100 * record["training"]["best_stsb_dev"]
+
+
+def vicreg_trials(profile: str, cell: tuple[str, float], lookup: Lookup) -> tuple[list[RunSpec], bool]:
+    """The SMAC trials of a VICReg cell so far, and whether the cell is complete. SMAC's proposals are replayed
+    from the records: a trial without a record is the next one to run, and nothing after it is proposed yet."""
+    from ConfigSpace import ConfigurationSpace, Float
+    from smac import HyperparameterOptimizationFacade, Scenario
+    from smac.runhistory.dataclasses import TrialValue
+
+    space = ConfigurationSpace(seed=SMAC_SEED)
+    space.add([Float(name, bounds, log=True) for name, bounds in VICREG_DOMAIN.items()])
+    n = VICREG_TRIALS[profile]
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = Scenario(space, deterministic=True, n_trials=n, seed=SMAC_SEED, output_directory=tmp)
+        design = HyperparameterOptimizationFacade.get_initial_design(scenario, n_configs=max(1, n // 2))
+        smac = HyperparameterOptimizationFacade(scenario, lambda config, seed=0: 0.0, initial_design=design,
+                                                overwrite=True, logging_level=40)
+        specs = []
+        for _ in range(n):
+            info = smac.ask()
+            values = {name: float(f"{float(info.config[name]):.3g}") for name in VICREG_DOMAIN}
+            spec = trial_spec(profile, "vicreg", *cell, covariance_weight=VICREG_COVARIANCE, **values)
+            specs.append(spec)
+            record = lookup(spec)
+            if record is None:
+                return specs, False
+            smac.tell(info, TrialValue(cost=-best_dev(record)))
+    return specs, True
+
+
+def scan(profile: str, extended: bool, lookup: Lookup) -> dict[tuple[str, str, float], tuple[list[RunSpec], bool]]:
+    """(method, augmentation, strength) -> (the cell's trials so far, complete?)."""
+    out = {}
+    for cell in cells(profile, extended):
+        trials = bt_trials(profile, cell)
+        out[("barlow_twins", *cell)] = (trials, all(lookup(s) is not None for s in trials))
+        out[("vicreg", *cell)] = vicreg_trials(profile, cell, lookup)
+    return out
+
+
+def best_trial(scanned: dict, method: str, augmentation: str, lookup: Lookup) -> RunSpec | None:
+    """The best trial (by best STS-B dev) of ``method`` over the core cells of ``augmentation``; None while one of
+    those cells is incomplete."""
+    candidates = []
+    for cell in CORE_CELLS:
+        if cell[0] != augmentation:
+            continue
+        trials, complete = scanned[(method, *cell)]
+        if not complete:
+            return None
+        candidates += trials
+    return max(candidates, key=lambda s: best_dev(lookup(s))) if candidates else None
+
+
+def headline(profile: str, scanned: dict, lookup: Lookup) -> dict[str, tuple[RunSpec, ...]]:
+    """The headline rows whose scan is complete, one spec per seed (seed 42: the best trial itself)."""
+    seeds = get_profile(profile).seeds(headline=True)
+    rows = {"simcse": tuple(get_profile(profile).scale(_SIMCSE, seed) for seed in seeds)}
+    for method, prefix in (("barlow_twins", "bt"), ("vicreg", "vicreg")):
+        for augmentation in ("dropout", "shuffle"):
+            best = best_trial(scanned, method, augmentation, lookup)
+            if best is not None:
+                rows[f"{prefix}_{augmentation}"] = tuple(dataclasses.replace(best, seed=seed) for seed in seeds)
+    bt_best = best_trial(scanned, "barlow_twins", "dropout", lookup)
+    if bt_best is not None:
+        rows["bt_nli"] = tuple(nli_spec(profile, bt_best, seed) for seed in seeds)
+    return rows
+
+
+def store_lookup(profile: str) -> Lookup:
+    return lambda spec: store.load(profile, spec.run_id)
+
+
+def grid(profile: str, extended: bool = True, lookup: Lookup | None = None) -> dict[str, tuple[RunSpec, ...]]:
+    """Every run known so far on ``profile``, by name: the scan trials (``bt/<cell>/<k>``, ``vicreg/<cell>/<k>``)
+    and the headline rows whose scans are complete. Run the missing ones and call again: SMAC proposes the next
+    VICReg trials and the headline rows appear (``python -m sentemb run`` repeats until nothing new appears)."""
+    lookup = lookup or store_lookup(profile)
+    scanned = scan(profile, extended, lookup)
+    runs: dict[str, tuple[RunSpec, ...]] = {}
+    for (method, augmentation, strength), (trials, _) in scanned.items():
+        prefix = "bt" if method == "barlow_twins" else "vicreg"
+        for k, spec in enumerate(trials):
+            runs[f"{prefix}/{cell_name(augmentation, strength).replace(' ', '_')}/{k}"] = (spec,)
+    runs.update(headline(profile, scanned, lookup))
+    return runs

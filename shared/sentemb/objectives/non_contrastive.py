@@ -1,0 +1,173 @@
+"""Barlow Twins and VICReg for sentences (Farina & Pappadopulo, 2024, §3) as training objectives, with the
+projector they own and the per-branch augmentations of §3 / Table 1.
+
+Each step builds two views of every row, encodes them with dropout on (one forward pass of shape (2N, len), so the
+two branches get independent dropout masks), takes the [CLS] embedding (the spec's pooler; the paper: [CLS]),
+passes both through the projector and applies the loss to the projected views:
+
+    h^A, h^B = encoder(view_A(x)), encoder(view_B(x))           (N, D)
+    z^A, z^B = projector(h^A), projector(h^B)                    (N, W), W = ``projector_width`` (8192 in the paper)
+    l        = l_BT(z^A, z^B)      (Eq. 2, :class:`~sentemb.objectives.barlow_twins.BarlowTwins`)
+            or l_VICReg(z^A, z^B)  (Eq. 3, :class:`~sentemb.objectives.vicreg.VICReg`)
+
+The projector (:class:`~sentemb.models.projector.ExpanderProjector`: Linear-BN-ReLU, Linear-BN-ReLU, Linear) is a
+submodule of the objective: it is created fresh (seeded by the run), trained, checkpointed and resumed with the
+encoder, and dropped at evaluation (:meth:`evaluation_encoder` returns the encoder alone, so dev selection, the
+final evaluation and the saved checkpoint see the [CLS] embedding, never the projector's output).
+
+Views (``augmentation``; §3 "Augmentations", the same operation on both branches):
+
+- ``dropout``: both branches are the sentence itself; the views differ by the encoder's dropout masks only. The
+  dropout probability p is the spec's ``dropout`` (the encoder's own, Table 1 "dropout 0.05/0.1/0.2").
+- ``shuffle``: each branch shuffles a fraction ``strength`` = p of its words (:func:`~sentemb.augment.shuffle_words`).
+- ``eda``: each branch is one EDA edit at alpha = ``strength`` (:func:`~sentemb.augment.eda`, WordNet 3.0).
+
+With ``shuffle`` and ``eda`` the encoder keeps its own dropout (the paper does not say it switched it off).
+``BarlowTwinsPairs`` (``barlow_twins_pairs``) is the supervised row "BT (NLI)" of Table 6: the two branches are the
+two sentences of a positive pair (here a premise and its entailment hypothesis), no text augmentation.
+
+No code was released (official-implementations.md §1.5): everything above is the paper's text; where the text
+is silent (dropout with text augmentations, whether the last projector layer has a bias) the choice is ours and
+is named here.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+import torch
+
+from sentemb.augment import eda, shuffle_words
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.models.projector import ExpanderProjector
+from sentemb.objectives.barlow_twins import BarlowTwins
+from sentemb.objectives.base import Param, TrainingObjective
+from sentemb.objectives.vicreg import VICReg
+
+AUGMENTATIONS = ("dropout", "shuffle", "eda")
+PROJECTOR_WIDTH = Param("projector_width", int, 8192, "width W of the three projector layers (§3: 8192)", low=1)
+AUGMENTATION = Param("augmentation", str, "dropout", "per-branch view: 'dropout' (the encoder's own, p = the spec's "
+                     "dropout), 'shuffle' (p of the words) or 'eda' (alpha)", choices=AUGMENTATIONS)
+STRENGTH = Param("strength", float, 0.0, "p of shuffle or alpha of EDA (Table 1); 0 with 'dropout'", low=0.0, high=1.0)
+
+
+class ProjectedTwoViews(TrainingObjective):
+    """What BT and VICReg share: two views of each row, the projector they own, and evaluation without it."""
+
+    rows = "sentences"
+    sequences_per_row = 2
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int) -> None:
+        super().__init__(encoder, max_len)
+        self.projector = ExpanderProjector(encoder.dim, projector_width).to(encoder.device)
+
+    @classmethod
+    def check_combination(cls, params: dict) -> list[str]:
+        if "augmentation" not in params:
+            return []
+        if params["augmentation"] == "dropout" and params["strength"] != 0.0:
+            return ["strength must be 0 with augmentation 'dropout' (its p is the spec's dropout)"]
+        if params["augmentation"] != "dropout" and params["strength"] <= 0.0:
+            return [f"augmentation {params['augmentation']!r} needs strength > 0 (Table 1: 0.05-0.5)"]
+        return []
+
+    def views(self, rows: Sequence, rng: random.Random) -> tuple[list[str], list[str]]:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def loss(self, za: torch.Tensor, zb: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def forward(self, rows: Sequence, rng: random.Random) -> torch.Tensor:
+        first, second = self.views(rows, rng)
+        z = self.projector(self.embed(first + second))
+        n = len(first)
+        return self.loss(z[:n].float(), z[n:].float())  # the batch statistics in fp32 under autocast
+
+    def evaluation_encoder(self) -> SentenceEncoder:
+        """The encoder alone: the projector is a training device, dropped at evaluation (§3)."""
+        return self.encoder
+
+
+class AugmentedViews(ProjectedTwoViews):
+    """Two augmented views of each sentence (§3 "Augmentations")."""
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int, augmentation: str,
+                 strength: float) -> None:
+        super().__init__(encoder, max_len, projector_width)
+        self.augmentation, self.strength = augmentation, strength
+
+    def augment(self, sentence: str, rng: random.Random) -> str:
+        if self.augmentation == "shuffle":
+            return shuffle_words(sentence, rng, self.strength)
+        if self.augmentation == "eda":
+            return eda(sentence, rng, self.strength)
+        return sentence
+
+    def views(self, rows: Sequence[str], rng: random.Random) -> tuple[list[str], list[str]]:
+        first = [self.augment(s, rng) for s in rows]
+        second = [self.augment(s, rng) for s in rows]
+        return first, second
+
+
+BT_LAMBDA = Param("off_diagonal_weight", float, 0.0051, "lambda of Eq. 2 (scanned; the paper's values are lost: "
+                  "0.0051 is Barlow Twins' image default, not the paper's)", low=0.0)
+
+
+class BarlowTwinsSentences(AugmentedViews):
+    """Barlow Twins (Eq. 2) on the projected views; C is the Pearson correlation over the batch."""
+
+    name = "barlow_twins"
+    params = (PROJECTOR_WIDTH, BT_LAMBDA, AUGMENTATION, STRENGTH)
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int, off_diagonal_weight: float,
+                 augmentation: str, strength: float) -> None:
+        super().__init__(encoder, max_len, projector_width, augmentation, strength)
+        self.barlow_twins = BarlowTwins(off_diagonal_weight, centred=True)
+
+    def loss(self, za: torch.Tensor, zb: torch.Tensor) -> torch.Tensor:
+        return self.barlow_twins(za, zb)
+
+
+class VICRegSentences(AugmentedViews):
+    """VICReg (Eq. 3) on the projected views."""
+
+    name = "vicreg"
+    params = (
+        PROJECTOR_WIDTH,
+        Param("invariance_weight", float, 25.0, "lambda_s of Eq. 3 (scanned; lost in extraction: 25 is VICReg's "
+              "image default)", low=0.0),
+        Param("variance_weight", float, 25.0, "lambda_v of Eq. 3 (scanned; lost in extraction: 25 is VICReg's "
+              "image default)", low=0.0),
+        Param("covariance_weight", float, 1.0, "lambda_c of Eq. 3 (held fixed: App. A.2 fixes one coefficient, "
+              "which one and its value are lost; 1 as in VICReg)", low=0.0),
+        AUGMENTATION, STRENGTH,
+    )
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int, invariance_weight: float,
+                 variance_weight: float, covariance_weight: float, augmentation: str, strength: float) -> None:
+        super().__init__(encoder, max_len, projector_width, augmentation, strength)
+        self.vicreg = VICReg(invariance_weight, variance_weight, covariance_weight)
+
+    def loss(self, za: torch.Tensor, zb: torch.Tensor) -> torch.Tensor:
+        return self.vicreg(za, zb)
+
+
+class BarlowTwinsPairs(ProjectedTwoViews):
+    """Supervised Barlow Twins (Table 6 "BT (NLI)"): the branches are the two sentences of a positive pair. Rows:
+    (premise, entailment, contradiction) triples, of which the contradiction is not used."""
+
+    name = "barlow_twins_pairs"
+    rows = "nli_triples"
+    params = (PROJECTOR_WIDTH, BT_LAMBDA)
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int,
+                 off_diagonal_weight: float) -> None:
+        super().__init__(encoder, max_len, projector_width)
+        self.barlow_twins = BarlowTwins(off_diagonal_weight, centred=True)
+
+    def views(self, rows: Sequence[tuple[str, str, str]], rng: random.Random) -> tuple[list[str], list[str]]:
+        return [r[0] for r in rows], [r[1] for r in rows]
+
+    def loss(self, za: torch.Tensor, zb: torch.Tensor) -> torch.Tensor:
+        return self.barlow_twins(za, zb)
