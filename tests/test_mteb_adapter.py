@@ -33,13 +33,14 @@ def test_texts_outside_the_run_lookup_are_encoded_in_batches_and_not_kept():
     encoder = SentenceEncoder.from_name("tiny-random-bert", "avg", seed=0)
     calls = []
     real = encoder.encode
-    encoder.encode = lambda texts, batch_size=64, **kw: calls.append((list(texts), batch_size)) or real(texts, batch_size)
+    encoder.encode = lambda texts, batch_size=64, precision="fp32": calls.append((list(texts), batch_size, precision)) \
+        or real(texts, batch_size)
     known = {"a known sentence .": np.ones(encoder.dim, dtype=np.float32)}
-    model = make_mteb_encoder(encoder, known, normalize=False, batch_size=7)
+    model = make_mteb_encoder(encoder, known, normalize=False, batch_size=7, precision="bf16")
     texts = ["a known sentence .", "a new one .", "another new one .", "a new one ."]
     out = model.encode([{"text": texts[:2]}, {"text": texts[2:]}], task_metadata=None, hf_split="test", hf_subset="default")
     assert out.shape == (4, encoder.dim) and np.allclose(out[0], 1.0) and np.allclose(out[1], out[3])
-    assert calls == [(["a new one .", "another new one ."], 7)]
+    assert calls == [(["a new one .", "another new one ."], 7, "bf16")]  # the run's batch size and precision
     assert len(model.lookup) == 1  # nothing accumulates across calls or tasks
     model.encode([{"text": texts}], task_metadata=None, hf_split="test", hf_subset="default")
     assert len(model.lookup) == 1 and len(calls) == 2

@@ -156,6 +156,10 @@ def test_a_toy_objective_trains_its_own_module_and_resumes_exactly(toy, tmp_path
     ("simcse_sup", {}, "snli_devtest_for_simcse"),
     ("simcse_pp", {"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1, "positive_noise": "plus"},
      "wiki_sentences_combined"),
+    ("barlow_twins", {"projector_width": 32}, "wiki_sentences_combined"),
+    ("barlow_twins", {"projector_width": 32, "augmentation": "shuffle", "strength": 0.3}, "wiki_sentences_combined"),
+    ("vicreg", {"projector_width": 32, "augmentation": "eda", "strength": 0.2}, "wiki_sentences_combined"),
+    ("barlow_twins_pairs", {"projector_width": 32}, "snli_devtest_for_simcse"),
 ])
 def test_every_objective_resumes_to_the_same_result(objective, params, train_data, tmp_path):
     spec = RunSpec(**{**TINY, "objective": objective, "objective_params": params, "train_data": train_data,

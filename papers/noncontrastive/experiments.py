@@ -16,9 +16,9 @@ The experiment has two stages, so its grid depends on the records already there:
    - VICReg: SMAC3 (``smac`` 2.x, its hyperparameter-optimisation facade, seeded) over the invariance and
      variance coefficients and the learning rate (``VICREG_DOMAIN``), the covariance coefficient fixed at 1 (App.
      A.2 fixes one of the three; which one is lost), ``VICREG_TRIALS[profile]`` trials per cell, the first half
-     from SMAC's initial (Sobol) design, the rest proposed by its random-forest model. SMAC proposes trial k + 1 from the scores of trials
-     1..k; those are read from the run records, so a rerun replays the same proposals and runs only what is
-     missing.
+     from SMAC's initial (Sobol) design, the rest proposed by its random-forest model. SMAC proposes trial k + 1
+     after being told trials 1..k, which are read from the run records (in the order they were run), so a rerun
+     runs only what is missing and the records alone define the scan.
    Every trial is a full training run of the profile scored by its best STS-B dev Spearman (checkpoint selection,
    App. A), with an STS-B-dev-only final evaluation.
 2. **Headline rows** (Tables 4 and 6, Figure 4), once a method's scan is complete: BT and VICReg at their best
@@ -117,8 +117,10 @@ def cells(profile: str, extended: bool) -> tuple[tuple[str, float], ...]:
 
 
 def bt_trials(profile: str, cell: tuple[str, float]) -> list[RunSpec]:
+    """The Barlow Twins grid of a cell: lambda x learning rate (smoke: the first learning rate only)."""
+    lrs = BT_LRS[:1] if profile == "smoke" else BT_LRS
     return [trial_spec(profile, "barlow_twins", *cell, lr=lr, off_diagonal_weight=lam)
-            for lam in BT_LAMBDAS for lr in BT_LRS]
+            for lam in BT_LAMBDAS for lr in lrs]
 
 
 Lookup = Callable[[RunSpec], "dict | None"]
@@ -129,49 +131,77 @@ def best_dev(record: dict) -> float:
     return 100 * record["training"]["best_stsb_dev"]
 
 
-def vicreg_trials(profile: str, cell: tuple[str, float], lookup: Lookup) -> tuple[list[RunSpec], bool]:
-    """The SMAC trials of a VICReg cell so far, and whether the cell is complete. SMAC's proposals are replayed
-    from the records: a trial without a record is the next one to run, and nothing after it is proposed yet."""
-    from ConfigSpace import ConfigurationSpace, Float
-    from smac import HyperparameterOptimizationFacade, Scenario
-    from smac.runhistory.dataclasses import TrialValue
+def _vicreg_spec(profile: str, cell: tuple[str, float], values: dict) -> RunSpec:
+    return trial_spec(profile, "vicreg", *cell, covariance_weight=VICREG_COVARIANCE, **values)
 
+
+def _vicreg_values(spec: dict) -> dict:
+    params = spec["objective_params"]
+    return {"invariance_weight": params["invariance_weight"], "variance_weight": params["variance_weight"],
+            "lr": spec["lr"]}
+
+
+def vicreg_history(profile: str, cell: tuple[str, float], records: list[dict]) -> list[dict]:
+    """The cell's VICReg trials that have records, in the order they were run (at most the profile's count)."""
+    trials = []
+    for record in records:
+        spec = record["spec"]
+        if spec["objective"] != "vicreg" or spec["seed"] != _PAPER.seed or record["profile"] != profile:
+            continue
+        if _vicreg_spec(profile, cell, _vicreg_values(spec)).run_id == record["run_id"]:
+            trials.append(record)
+    trials.sort(key=lambda r: (r["provenance"].get("started_utc") or "", r["run_id"]))
+    return trials[: VICREG_TRIALS[profile]]
+
+
+def vicreg_trials(profile: str, cell: tuple[str, float], records: list[dict]) -> tuple[list[RunSpec], bool]:
+    """The SMAC trials of a VICReg cell so far, and whether the cell is complete.
+
+    The records are the history: SMAC is told every trial of the cell that has a record (its configuration and
+    score) and asked for the next one only, which is returned last, without a record, to be run. (Replaying
+    SMAC's own proposals from scratch is not reliable: its proposals after the initial design were seen to depend
+    on the process's earlier SMAC calls, so the history is read from the records instead.)"""
+    from ConfigSpace import Configuration, ConfigurationSpace, Float
+    from smac import HyperparameterOptimizationFacade, Scenario
+    from smac.runhistory.dataclasses import TrialInfo, TrialValue
+
+    history = vicreg_history(profile, cell, records)
+    specs = [RunSpec.from_dict(r["spec"]) for r in history]
+    n = VICREG_TRIALS[profile]
+    if len(history) >= n:
+        return specs, True
     space = ConfigurationSpace(seed=SMAC_SEED)
     space.add([Float(name, bounds, log=True) for name, bounds in VICREG_DOMAIN.items()])
-    n = VICREG_TRIALS[profile]
     with tempfile.TemporaryDirectory() as tmp:
         scenario = Scenario(space, deterministic=True, n_trials=n, seed=SMAC_SEED, output_directory=tmp)
         design = HyperparameterOptimizationFacade.get_initial_design(scenario, n_configs=max(1, n // 2))
         smac = HyperparameterOptimizationFacade(scenario, lambda config, seed=0: 0.0, initial_design=design,
                                                 overwrite=True, logging_level=40)
-        specs = []
-        for _ in range(n):
-            info = smac.ask()
-            values = {name: float(f"{float(info.config[name]):.3g}") for name in VICREG_DOMAIN}
-            spec = trial_spec(profile, "vicreg", *cell, covariance_weight=VICREG_COVARIANCE, **values)
-            specs.append(spec)
-            record = lookup(spec)
-            if record is None:
-                return specs, False
-            smac.tell(info, TrialValue(cost=-best_dev(record)))
-    return specs, True
+        for record in history:
+            config = Configuration(space, values=_vicreg_values(record["spec"]))
+            smac.tell(TrialInfo(config=config, seed=0), TrialValue(cost=-best_dev(record)))
+        info = smac.ask()
+    values = {name: float(f"{float(info.config[name]):.3g}") for name in VICREG_DOMAIN}
+    return specs + [_vicreg_spec(profile, cell, values)], False
 
 
-def scan(profile: str, extended: bool, lookup: Lookup) -> dict[tuple[str, str, float], tuple[list[RunSpec], bool]]:
+def scan(profile: str, extended: bool, records: list[dict]) -> dict[tuple[str, str, float], tuple[list[RunSpec], bool]]:
     """(method, augmentation, strength) -> (the cell's trials so far, complete?)."""
+    have = {r["run_id"] for r in records}
     out = {}
     for cell in cells(profile, extended):
         trials = bt_trials(profile, cell)
-        out[("barlow_twins", *cell)] = (trials, all(lookup(s) is not None for s in trials))
-        out[("vicreg", *cell)] = vicreg_trials(profile, cell, lookup)
+        out[("barlow_twins", *cell)] = (trials, all(s.run_id in have for s in trials))
+        out[("vicreg", *cell)] = vicreg_trials(profile, cell, records)
     return out
 
 
-def best_trial(scanned: dict, method: str, augmentation: str, lookup: Lookup) -> RunSpec | None:
-    """The best trial (by best STS-B dev) of ``method`` over the core cells of ``augmentation``; None while one of
-    those cells is incomplete."""
+def best_trial(profile: str, scanned: dict, method: str, augmentation: str, lookup: Lookup) -> RunSpec | None:
+    """The best trial (by best STS-B dev) of ``method`` over the cells of ``augmentation`` that the profile scans
+    without ``--extended`` (small: the core cells, so the extended scan never changes the headline rows); None
+    while one of those cells is incomplete."""
     candidates = []
-    for cell in CORE_CELLS:
+    for cell in cells(profile, extended=False):
         if cell[0] != augmentation:
             continue
         trials, complete = scanned[(method, *cell)]
@@ -187,25 +217,24 @@ def headline(profile: str, scanned: dict, lookup: Lookup) -> dict[str, tuple[Run
     rows = {"simcse": tuple(get_profile(profile).scale(_SIMCSE, seed) for seed in seeds)}
     for method, prefix in (("barlow_twins", "bt"), ("vicreg", "vicreg")):
         for augmentation in ("dropout", "shuffle"):
-            best = best_trial(scanned, method, augmentation, lookup)
+            best = best_trial(profile, scanned, method, augmentation, lookup)
             if best is not None:
                 rows[f"{prefix}_{augmentation}"] = tuple(dataclasses.replace(best, seed=seed) for seed in seeds)
-    bt_best = best_trial(scanned, "barlow_twins", "dropout", lookup)
+    bt_best = best_trial(profile, scanned, "barlow_twins", "dropout", lookup)
     if bt_best is not None:
         rows["bt_nli"] = tuple(nli_spec(profile, bt_best, seed) for seed in seeds)
     return rows
 
 
-def store_lookup(profile: str) -> Lookup:
-    return lambda spec: store.load(profile, spec.run_id)
-
-
-def grid(profile: str, extended: bool = True, lookup: Lookup | None = None) -> dict[str, tuple[RunSpec, ...]]:
+def grid(profile: str, extended: bool = True, records: list[dict] | None = None) -> dict[str, tuple[RunSpec, ...]]:
     """Every run known so far on ``profile``, by name: the scan trials (``bt/<cell>/<k>``, ``vicreg/<cell>/<k>``)
-    and the headline rows whose scans are complete. Run the missing ones and call again: SMAC proposes the next
-    VICReg trials and the headline rows appear (``python -m sentemb run`` repeats until nothing new appears)."""
-    lookup = lookup or store_lookup(profile)
-    scanned = scan(profile, extended, lookup)
+    and the headline rows whose scans are complete, given the run records there are (default: the store's). Run
+    the missing ones and call again: SMAC proposes the next VICReg trial of each cell and the headline rows appear
+    (``python -m sentemb run`` repeats until nothing new appears)."""
+    records = store.all_records(profile) if records is None else records
+    by_id = {r["run_id"]: r for r in records}
+    lookup: Lookup = lambda spec: by_id.get(spec.run_id)  # noqa: E731
+    scanned = scan(profile, extended, records)
     runs: dict[str, tuple[RunSpec, ...]] = {}
     for (method, augmentation, strength), (trials, _) in scanned.items():
         prefix = "bt" if method == "barlow_twins" else "vicreg"

@@ -27,7 +27,8 @@ from sentemb import settings
 from sentemb.atomic import atomic_write
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.plots import style
-from sentemb.report.claims import evaluate_all, from_reproduced
+from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
+from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 from sentemb.runs import store
@@ -416,31 +417,10 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
             delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
             lines.append(f"| {r['group']} | {r['column']} | {r['row']} | {r['n_trials']} | {reported} | "
                          f"{r['reproduced']:.2f} | {delta} |")
-    lines += ["", "| claim | status | effect | p | n | test |", "|---|---|---|---|---|---|"]
-    for _, c in tables["claims"].iterrows():
-        p = f"{c['p_value']:.3g}" if pd.notna(c["p_value"]) else "–"
-        effect = f"{c['effect']:+.2f}" if pd.notna(c["effect"]) else "–"
-        lines.append(f"| {c['claim']} | {c['status']} | {effect} | {p} | {c['n']} | {c['test']} |")
+    lines += [""] + markdown_rows(tables["claims"])
     return "\n".join(lines).strip()
 
 
 def provenance(records: dict[str, list[dict]], derived_records: dict[str, list[dict]]) -> pd.DataFrame:
     """One row per run and derived record behind the tables: what it is, where and when it was computed."""
-    rows = []
-    for name, runs in records.items():
-        for r in runs:
-            t = r["training"] or {}
-            rows.append({"kind": "run", "name": name, "seed": r["spec"]["seed"], "id": r["run_id"],
-                         "objective": r["spec"]["objective"], "lr": r["spec"]["lr"], "steps": r["spec"]["steps"],
-                         "train_data": r["spec"]["train_data"], "precision": r["precision"]["training"],
-                         "wall_s": round(r["timing"]["total_seconds"], 1),
-                         "steps_s": round(t["phase_seconds"]["steps"], 1) if t else None,
-                         "commit": (r["provenance"]["commit"] or "")[:10], "dirty": r["provenance"]["dirty"],
-                         "device": r["provenance"]["device"]})
-    for name, ds in derived_records.items():
-        for d in ds:
-            rows.append({"kind": f"derived ({d['analysis']}; model: {d['model']['source']})", "name": name,
-                         "id": d["derived_id"], "wall_s": round(d["timing"]["total_seconds"], 1),
-                         "commit": (d["provenance"]["commit"] or "")[:10], "dirty": d["provenance"]["dirty"],
-                         "device": d["provenance"]["device"]})
-    return pd.DataFrame(rows)
+    return provenance_table(records, ((name, d) for name, ds in derived_records.items() for d in ds))

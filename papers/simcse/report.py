@@ -15,7 +15,7 @@ from papers.simcse.experiments import TABLE3_DROPOUTS, grid, table3_run
 from sentemb import settings
 from sentemb.atomic import atomic_write
 from sentemb.plots import geometry, style
-from sentemb.report.claims import evaluate_all, from_reproduced
+from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
 from sentemb.runs.execute import ensure
@@ -211,9 +211,5 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
               "|---|---|---|---|---|"]
     for _, r in tables["table3"].iterrows():
         lines.append(f"| {r['row']} | {r['reported']:.1f} | {mean_std(r)} | {r['delta']:+.2f} | {r['best_step']} |")
-    lines += ["", "| claim | status | effect | p | n | test |", "|---|---|---|---|---|---|"]
-    for _, c in tables["claims"].iterrows():
-        if c["status"] != "not run":
-            p = f"{c['p_value']:.3g}" if pd.notna(c["p_value"]) else "–"
-            lines.append(f"| {c['claim']} | {c['status']} | {c['effect']:+.2f} | {p} | {c['n']} | {c['test']} |")
+    lines += [""] + markdown_rows(tables["claims"], skip_not_run=True)
     return "\n".join(lines)

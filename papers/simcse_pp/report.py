@@ -24,7 +24,8 @@ from sentemb.atomic import atomic_write
 from sentemb.data.corpora import load_nli_triples, load_rows
 from sentemb.evaluate.post_processed import sample_sentences, sts_whitened
 from sentemb.plots import geometry, style
-from sentemb.report.claims import evaluate_all, from_reproduced
+from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
+from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
 from sentemb.runs.derived import ensure_derived
@@ -358,11 +359,7 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
         rep = cells.loc["Training Time", "reported"]
         lines.append(f"| {row} | {mean_std(cells.loc['seconds per step'])} | {mean_std(cells.loc['sentences per second'])} "
                      f"| {mean_std(cells.loc['Training Time'])} | {'' if pd.isna(rep) else f'{rep:.0f}'} |")
-    lines += ["", "| claim | status | effect | p | n | test |", "|---|---|---|---|---|---|"]
-    for _, c in tables["claims"].iterrows():
-        p = f"{c['p_value']:.3g}" if pd.notna(c["p_value"]) else "–"
-        effect = f"{c['effect']:+.2f}" if pd.notna(c["effect"]) else "–"
-        lines.append(f"| {c['claim']} | {c['status']} | {effect} | {p} | {c['n']} | {c['test']} |")
+    lines += [""] + markdown_rows(tables["claims"])
     return "\n".join(lines).strip()
 
 
@@ -396,21 +393,4 @@ def table5_figure(t5: pd.DataFrame, profile: str) -> list[Path]:
 
 def provenance(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
     """One row per run and derived record behind the tables: what it is, where and when it was computed."""
-    rows = []
-    for name, runs in records.items():
-        for r in runs:
-            t = r["training"] or {}
-            rows.append({"kind": "run", "name": name, "seed": r["spec"]["seed"], "id": r["run_id"],
-                         "objective": r["spec"]["objective"], "steps": r["spec"]["steps"],
-                         "train_data": r["spec"]["train_data"], "precision": r["precision"]["training"],
-                         "wall_s": round(r["timing"]["total_seconds"], 1),
-                         "steps_s": round(t["phase_seconds"]["steps"], 1) if t else None,
-                         "final_eval_s": round(r["timing"]["final_eval_seconds"], 1),
-                         "commit": (r["provenance"]["commit"] or "")[:10], "dirty": r["provenance"]["dirty"],
-                         "device": r["provenance"]["device"]})
-    for name, d in derived_records.items():
-        rows.append({"kind": f"derived ({d['analysis']}; model: {d['model']['source']})", "name": name,
-                     "id": d["derived_id"], "wall_s": round(d["timing"]["total_seconds"], 1),
-                     "commit": (d["provenance"]["commit"] or "")[:10], "dirty": d["provenance"]["dirty"],
-                     "device": d["provenance"]["device"]})
-    return pd.DataFrame(rows)
+    return provenance_table(records, derived_records.items())

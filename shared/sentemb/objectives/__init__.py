@@ -7,6 +7,7 @@
 | ``dimension_contrastive``  | SimCSE++: dimension-wise contrastive learning, DCL (Eq. 5-6)             |
 | ``barlow_twins``           | Barlow Twins (non-contrastive Eq. 2, SimCSE++ Eq. 4), Gaussian padding, correlation rank |
 | ``vicreg``                 | VICReg (non-contrastive Eq. 3)                                          |
+| ``non_contrastive``        | BT / VICReg / BT on pairs as training objectives: views, projector (§3) |
 | ``tensor_norm``            | TNCSE: l_TN (Eq. 1, 3), InfoNCE (Eq. 4), ICNCE (Eq. 5), L_TN (Eq. 6), ICTN (Eq. 7), total (Eq. 8) |
 | ``declutr``                | DeCLUTR: NT-Xent with mean positives (Eq. 2), MLM on anchors, total (Eq. 3) |
 """

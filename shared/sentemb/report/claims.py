@@ -331,3 +331,15 @@ def from_reproduced(reproduced: pd.DataFrame) -> pd.DataFrame:
     if "metric" not in out:
         out["metric"] = ""
     return out[out["row"].fillna("") != ""]
+
+
+def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[str]:
+    """The verdicts as a Markdown table for a README (claim | status | effect | p | n | test)."""
+    lines = ["| claim | status | effect | p | n | test |", "|---|---|---|---|---|---|"]
+    for _, c in verdicts.iterrows():
+        if skip_not_run and c["status"] == "not run":
+            continue
+        p = f"{c['p_value']:.3g}" if pd.notna(c["p_value"]) else "–"
+        effect = f"{c['effect']:+.2f}" if pd.notna(c["effect"]) else "–"
+        lines.append(f"| {c['claim']} | {c['status']} | {effect} | {p} | {c['n']} | {c['test']} |")
+    return lines

@@ -1,0 +1,132 @@
+"""The non-contrastive paper's folder: the two-stage grid (scans, then headline rows from their best trials), the
+scan's quantiles on hand-made trials, and the smoke profile end to end (grid -> runs -> derived records ->
+papermill notebook -> tables and figures)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from papers.noncontrastive import experiments as ex
+from papers.noncontrastive import report
+from papers.simcse.experiments import grid as simcse_grid
+from sentemb import settings
+
+
+def _scores(table: dict[str, float]):
+    """A lookup that answers every spec with a fake record whose best STS-B dev is ``table``'s value for it
+    (by run id; unknown specs score from a deterministic function of their learning rate and coefficients)."""
+    def lookup(spec):
+        if spec.run_id in table:
+            value = table[spec.run_id]
+        else:
+            p = spec.objective_params
+            value = 0.80 - abs(spec.lr - 1e-4) * 100 - 0.001 * p.get("invariance_weight", 0) \
+                - 0.01 * p.get("off_diagonal_weight", 0)
+        return {"training": {"best_stsb_dev": value}}
+    return lookup
+
+
+def test_small_grid_without_records_is_the_scans_first_proposals():
+    runs = ex.grid("small", extended=False, lookup=lambda spec: None)
+    assert set(runs) == {f"bt/{c}/{k}" for c in ("dropout_0.1", "shuffle_0.3") for k in range(4)} | \
+        {"vicreg/dropout_0.1/0", "vicreg/shuffle_0.3/0", "simcse"}  # SMAC proposes one trial at a time
+    bt = runs["bt/dropout_0.1/0"][0]
+    assert (bt.objective, bt.steps, bt.batch_size, bt.eval_every, bt.precision, bt.final_eval) == \
+        ("barlow_twins", 60, 64, 20, "bf16", "stsb_dev")
+    assert bt.objective_params["projector_width"] == 2048 and bt.dropout == 0.1 and bt.pooler == "cls_before_pooler"
+    shuffle = runs["bt/shuffle_0.3/0"][0]
+    assert shuffle.dropout is None and shuffle.objective_params["augmentation"] == "shuffle"
+    assert shuffle.objective_params["strength"] == 0.3
+    # the SimCSE baseline is the SimCSE grid's run: one run id, one record
+    assert [s.run_id for s in runs["simcse"]] == [s.run_id for s in simcse_grid("small")["unsup"]]
+    assert len(ex.grid("small", extended=True, lookup=lambda spec: None)) > len(runs)  # --extended: all Table 1 cells
+    full = ex.grid("full", lookup=lambda spec: None)["bt/dropout_0.05/0"][0]
+    assert full.objective_params["projector_width"] == 8192 and full.batch_size == 256 and full.eval_every == 60
+
+
+def test_smac_replays_its_proposals_and_headline_rows_follow_the_best_trials():
+    lookup = _scores({})
+    first, second = ex.grid("small", extended=False, lookup=lookup), ex.grid("small", extended=False, lookup=lookup)
+    assert {n: [s.run_id for s in v] for n, v in first.items()} == {n: [s.run_id for s in v] for n, v in second.items()}
+    vicreg = [first[f"vicreg/dropout_0.1/{k}"][0] for k in range(ex.VICREG_TRIALS["small"])]
+    assert len({s.run_id for s in vicreg}) == len(vicreg)  # four different proposals
+    for spec in vicreg:
+        p = spec.objective_params
+        assert 0.01 <= p["invariance_weight"] <= 50 and 1 <= p["variance_weight"] <= 50 and 1e-5 <= spec.lr <= 2e-4
+        assert p["covariance_weight"] == 1.0
+    assert set(ex.HEADLINE_ROWS) <= set(first)
+    bt_trials = [first[f"bt/dropout_0.1/{k}"][0] for k in range(4)]
+    best = max(bt_trials, key=lambda s: lookup(s)["training"]["best_stsb_dev"])
+    assert first["bt_dropout"][0].run_id == best.run_id  # seed 42 is the best trial itself
+    assert [s.seed for s in first["bt_dropout"]] == [42, 43, 44]
+    assert first["bt_dropout"][1].objective_params == best.objective_params and first["bt_dropout"][1].lr == best.lr
+    nli = first["bt_nli"][0]
+    assert nli.objective == "barlow_twins_pairs" and nli.train_data == "snli_devtest_for_simcse"
+    assert (nli.lr, nli.objective_params["off_diagonal_weight"]) == (best.lr, best.objective_params["off_diagonal_weight"])
+    best_vicreg = max(vicreg, key=lambda s: lookup(s)["training"]["best_stsb_dev"])
+    assert first["vicreg_dropout"][0].run_id == best_vicreg.run_id
+
+
+def test_a_changed_score_changes_smacs_next_proposal_only_after_it():
+    base = _scores({})
+    runs = ex.grid("small", extended=False, lookup=base)
+    first_trial = runs["vicreg/dropout_0.1/0"][0]
+    changed = ex.grid("small", extended=False, lookup=_scores({first_trial.run_id: 0.1}))
+    assert changed["vicreg/dropout_0.1/0"][0].run_id == first_trial.run_id  # the initial design does not move
+    later = [k for k in range(ex.VICREG_TRIALS["small"])
+             if changed[f"vicreg/dropout_0.1/{k}"][0].run_id != runs[f"vicreg/dropout_0.1/{k}"][0].run_id]
+    assert all(k >= 1 for k in later)
+
+
+def test_scan_quantiles_on_hand_made_trials():
+    assert report.scan_quantiles([70.0, 80.0, 90.0, 60.0]) == {"max": 90.0, "q75": 82.5, "q50": 75.0}
+    assert report.scan_quantiles([77.7]) == {"max": 77.7, "q75": 77.7, "q50": 77.7}
+    with pytest.raises(ValueError):
+        report.scan_quantiles([])
+    trials = pd.DataFrame([
+        {"method": "Barlow Twins", "cell": "dropout 0.1", "best_stsb_dev": v, "run_id": f"r{i}", "profile": "small",
+         "backbone_used": "all-MiniLM-L6-v2"} for i, v in enumerate([70.0, 80.0, 90.0, 60.0])])
+    table = report.table1(trials).set_index("row")
+    assert table.loc["max", "reproduced"] == 90.0 and table.loc["q50", "reproduced"] == 75.0
+    assert (table["n_trials"] == 4).all() and table.loc["max", "run_ids"] == "r0;r1;r2;r3"
+    assert table.loc["max", "reported"] == 74.0 and table.loc["max", "reported_group"] == "Barlow Twins / BERT"
+
+
+def test_committed_small_records_match_the_grid():
+    """The small profile's committed records are the grid's runs, and the grid is complete on them (a changed spec
+    or a changed SMAC proposal would orphan them)."""
+    runs = ex.grid("small", extended=False)
+    assert set(ex.HEADLINE_ROWS) <= set(runs)
+    for name, specs in runs.items():
+        for spec in specs:
+            assert (settings.REPO_ROOT / "results" / "runs" / "small" / f"{spec.run_id}.json").is_file(), (name, spec.seed)
+
+
+@pytest.mark.slow
+def test_smoke_profile_through_the_notebook(isolated_outputs):
+    # Generated data (no mirror): the scans, SMAC, the headline rows and the derived records in about a minute
+    env = {k: v for k, v in os.environ.items() if k != "SENTEMB_DATA"}
+    result = subprocess.run([sys.executable, "-m", "sentemb", "notebook", "--paper", "noncontrastive", "--profile",
+                             "smoke"], cwd=settings.REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    tables = isolated_outputs / "results" / "noncontrastive" / "smoke"
+    t1 = pd.read_csv(tables / "table1.csv")
+    assert set(t1["column"]) == {"dropout 0.1", "shuffle 0.3", "eda 0.1"} and set(t1["row"]) == {"max", "q75", "q50"}
+    n = t1.set_index(["group", "column", "row"])["n_trials"]
+    assert n[("Barlow Twins / MiniLM", "dropout 0.1", "max")] == len(ex.bt_trials("smoke", ("dropout", 0.1)))
+    assert n[("VICReg / MiniLM", "eda 0.1", "q50")] == ex.VICREG_TRIALS["smoke"]
+    t6 = pd.read_csv(tables / "table6.csv")
+    assert set(t6["column"]) == {"alignment", "uniformity"}  # generated data: no MTEB
+    assert set(t6["row"]) == {report.label(n) for n in (report.BACKBONE_ROW, *ex.HEADLINE_ROWS)}
+    assert (t6[t6["row"] == "SimCSE"]["n"] == 2).all()
+    claims = pd.read_csv(tables / "claims.csv").set_index("claim")
+    assert set(claims["status"]) <= {"holds", "fails", "inconclusive", "not run"}
+    assert claims.loc["supervised-wikiauto-best-retrieval", "status"] == "not run"
+    figures = isolated_outputs / "figures" / "noncontrastive" / "smoke"
+    for stem in ("figure1_bt_lambda", "figure4_cosine_by_rating"):
+        assert (figures / f"{stem}.png").stat().st_size > 5000
