@@ -17,22 +17,32 @@ from papers.simcse.experiments import grid as simcse_grid
 from sentemb import settings
 
 
-def _scores(table: dict[str, float]):
-    """A lookup that answers every spec with a fake record whose best STS-B dev is ``table``'s value for it
-    (by run id; unknown specs score from a deterministic function of their learning rate and coefficients)."""
-    def lookup(spec):
-        if spec.run_id in table:
-            value = table[spec.run_id]
-        else:
-            p = spec.objective_params
-            value = 0.80 - abs(spec.lr - 1e-4) * 100 - 0.001 * p.get("invariance_weight", 0) \
-                - 0.01 * p.get("off_diagonal_weight", 0)
-        return {"training": {"best_stsb_dev": value}}
-    return lookup
+def _score(spec) -> float:
+    """A made-up best STS-B dev for a spec: a deterministic function of its learning rate and coefficients."""
+    p = spec.objective_params
+    return 0.80 - abs(spec.lr - 1e-4) * 100 - 0.001 * p.get("invariance_weight", 0) - 0.01 * p.get("off_diagonal_weight", 0)
+
+
+def _record(spec, k: int, score=None) -> dict:
+    return {"run_id": spec.run_id, "profile": spec.profile, "spec": spec.as_dict(),
+            "training": {"best_stsb_dev": _score(spec) if score is None else score},
+            "provenance": {"started_utc": f"2026-01-01T00:00:{k:02d}+00:00"}}
+
+
+def _run_to_fixed_point(profile: str, score=None) -> tuple[dict, list[dict]]:
+    """The grid run to its fixed point with made-up scores: each pass 'runs' what has no record."""
+    records: list[dict] = []
+    while True:
+        runs = ex.grid(profile, extended=False, records=records)
+        have = {r["run_id"] for r in records}
+        todo = [s for specs in runs.values() for s in specs if s.run_id not in have]
+        if not todo:
+            return runs, records
+        records += [_record(s, len(records) + i, None if score is None else score(s)) for i, s in enumerate(todo)]
 
 
 def test_small_grid_without_records_is_the_scans_first_proposals():
-    runs = ex.grid("small", extended=False, lookup=lambda spec: None)
+    runs = ex.grid("small", extended=False, records=[])
     assert set(runs) == {f"bt/{c}/{k}" for c in ("dropout_0.1", "shuffle_0.3") for k in range(4)} | \
         {"vicreg/dropout_0.1/0", "vicreg/shuffle_0.3/0", "simcse"}  # SMAC proposes one trial at a time
     bt = runs["bt/dropout_0.1/0"][0]
@@ -44,43 +54,46 @@ def test_small_grid_without_records_is_the_scans_first_proposals():
     assert shuffle.objective_params["strength"] == 0.3
     # the SimCSE baseline is the SimCSE grid's run: one run id, one record
     assert [s.run_id for s in runs["simcse"]] == [s.run_id for s in simcse_grid("small")["unsup"]]
-    assert len(ex.grid("small", extended=True, lookup=lambda spec: None)) > len(runs)  # --extended: all Table 1 cells
-    full = ex.grid("full", lookup=lambda spec: None)["bt/dropout_0.05/0"][0]
+    assert len(ex.grid("small", extended=True, records=[])) > len(runs)  # --extended: all Table 1 cells
+    full = ex.grid("full", records=[])["bt/dropout_0.05/0"][0]
     assert full.objective_params["projector_width"] == 8192 and full.batch_size == 256 and full.eval_every == 60
 
 
-def test_smac_replays_its_proposals_and_headline_rows_follow_the_best_trials():
-    lookup = _scores({})
-    first, second = ex.grid("small", extended=False, lookup=lookup), ex.grid("small", extended=False, lookup=lookup)
-    assert {n: [s.run_id for s in v] for n, v in first.items()} == {n: [s.run_id for s in v] for n, v in second.items()}
-    vicreg = [first[f"vicreg/dropout_0.1/{k}"][0] for k in range(ex.VICREG_TRIALS["small"])]
+def test_the_scan_runs_to_completion_and_headline_rows_follow_the_best_trials():
+    runs, records = _run_to_fixed_point("small")
+    by_id = {r["run_id"]: r for r in records}
+    vicreg = [runs[f"vicreg/dropout_0.1/{k}"][0] for k in range(ex.VICREG_TRIALS["small"])]
     assert len({s.run_id for s in vicreg}) == len(vicreg)  # four different proposals
     for spec in vicreg:
         p = spec.objective_params
         assert 0.01 <= p["invariance_weight"] <= 50 and 1 <= p["variance_weight"] <= 50 and 1e-5 <= spec.lr <= 2e-4
         assert p["covariance_weight"] == 1.0
-    assert set(ex.HEADLINE_ROWS) <= set(first)
-    bt_trials = [first[f"bt/dropout_0.1/{k}"][0] for k in range(4)]
-    best = max(bt_trials, key=lambda s: lookup(s)["training"]["best_stsb_dev"])
-    assert first["bt_dropout"][0].run_id == best.run_id  # seed 42 is the best trial itself
-    assert [s.seed for s in first["bt_dropout"]] == [42, 43, 44]
-    assert first["bt_dropout"][1].objective_params == best.objective_params and first["bt_dropout"][1].lr == best.lr
-    nli = first["bt_nli"][0]
+    assert set(ex.HEADLINE_ROWS) <= set(runs)
+    bt_trials = [runs[f"bt/dropout_0.1/{k}"][0] for k in range(4)]
+    best = max(bt_trials, key=lambda s: by_id[s.run_id]["training"]["best_stsb_dev"])
+    assert runs["bt_dropout"][0].run_id == best.run_id  # seed 42 is the best trial itself
+    assert [s.seed for s in runs["bt_dropout"]] == [42, 43, 44]
+    assert runs["bt_dropout"][1].objective_params == best.objective_params and runs["bt_dropout"][1].lr == best.lr
+    nli = runs["bt_nli"][0]
     assert nli.objective == "barlow_twins_pairs" and nli.train_data == "snli_devtest_for_simcse"
     assert (nli.lr, nli.objective_params["off_diagonal_weight"]) == (best.lr, best.objective_params["off_diagonal_weight"])
-    best_vicreg = max(vicreg, key=lambda s: lookup(s)["training"]["best_stsb_dev"])
-    assert first["vicreg_dropout"][0].run_id == best_vicreg.run_id
+    best_vicreg = max(vicreg, key=lambda s: by_id[s.run_id]["training"]["best_stsb_dev"])
+    assert runs["vicreg_dropout"][0].run_id == best_vicreg.run_id
+    # the records alone define the scan: asked again, in any order and next to other records, the grid is the same
+    other_cell = ex.grid("small", extended=True, records=[])["vicreg/dropout_0.05/0"][0]
+    again = ex.grid("small", extended=False, records=list(reversed(records)) + [_record(other_cell, 99, 0.99)])
+    assert {n: [s.run_id for s in v] for n, v in again.items()} == {n: [s.run_id for s in v] for n, v in runs.items()}
 
 
-def test_a_changed_score_changes_smacs_next_proposal_only_after_it():
-    base = _scores({})
-    runs = ex.grid("small", extended=False, lookup=base)
-    first_trial = runs["vicreg/dropout_0.1/0"][0]
-    changed = ex.grid("small", extended=False, lookup=_scores({first_trial.run_id: 0.1}))
-    assert changed["vicreg/dropout_0.1/0"][0].run_id == first_trial.run_id  # the initial design does not move
-    later = [k for k in range(ex.VICREG_TRIALS["small"])
-             if changed[f"vicreg/dropout_0.1/{k}"][0].run_id != runs[f"vicreg/dropout_0.1/{k}"][0].run_id]
-    assert all(k >= 1 for k in later)
+def test_smac_is_told_the_recorded_trials_and_asked_only_for_the_next():
+    runs = ex.grid("small", extended=False, records=[])
+    first = runs["vicreg/dropout_0.1/0"][0]
+    told = [_record(first, 0, 0.81)]
+    second = ex.grid("small", extended=False, records=told)["vicreg/dropout_0.1/1"][0]
+    assert second.run_id != first.run_id and second.objective == "vicreg"
+    assert "vicreg/dropout_0.1/2" not in ex.grid("small", extended=False, records=told)
+    assert ex.vicreg_history("small", ("dropout", 0.1), told + [_record(second, 1)]) == told + [_record(second, 1)]
+    assert ex.vicreg_history("small", ("shuffle", 0.3), told) == []  # another cell's trial is not this cell's
 
 
 def test_scan_quantiles_on_hand_made_trials():

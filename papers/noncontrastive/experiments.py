@@ -40,6 +40,7 @@ import tempfile
 from typing import Callable
 
 from papers.simcse.experiments import paper_grid as simcse_paper_grid
+from sentemb.errors import SentembError
 from sentemb.profiles import get_profile
 from sentemb.runs import store
 from sentemb.spec import RunSpec
@@ -60,6 +61,7 @@ VICREG_DOMAIN = {"invariance_weight": (0.01, 50.0), "variance_weight": (1.0, 50.
 VICREG_COVARIANCE = 1.0
 VICREG_TRIALS = {"full": 50, "small": 4, "smoke": 2}  # App. A.2: 50 SMAC jobs per augmentation value
 SMAC_SEED = 0
+MAX_SMAC_ASKS = 100
 
 HEADLINE_ROWS = ("simcse", "bt_dropout", "bt_shuffle", "vicreg_dropout", "vicreg_shuffle", "bt_nli")
 HEADLINE_LABEL = {"simcse": "SimCSE", "bt_dropout": "Barlow Twins (dropout)", "bt_shuffle": "Barlow Twins (shuffle)",
@@ -158,7 +160,8 @@ def vicreg_trials(profile: str, cell: tuple[str, float], records: list[dict]) ->
     """The SMAC trials of a VICReg cell so far, and whether the cell is complete.
 
     The records are the history: SMAC is told every trial of the cell that has a record (its configuration and
-    score) and asked for the next one only, which is returned last, without a record, to be run. (Replaying
+    score) and asked for the next one only, which is returned last, without a record, to be run (a proposal that
+    repeats a recorded configuration, as SMAC's initial design does, is told its score and skipped). (Replaying
     SMAC's own proposals from scratch is not reliable: its proposals after the initial design were seen to depend
     on the process's earlier SMAC calls, so the history is read from the records instead.)"""
     from ConfigSpace import Configuration, ConfigurationSpace, Float
@@ -177,11 +180,21 @@ def vicreg_trials(profile: str, cell: tuple[str, float], records: list[dict]) ->
         design = HyperparameterOptimizationFacade.get_initial_design(scenario, n_configs=max(1, n // 2))
         smac = HyperparameterOptimizationFacade(scenario, lambda config, seed=0: 0.0, initial_design=design,
                                                 overwrite=True, logging_level=40)
+        costs = {}
         for record in history:
-            config = Configuration(space, values=_vicreg_values(record["spec"]))
-            smac.tell(TrialInfo(config=config, seed=0), TrialValue(cost=-best_dev(record)))
-        info = smac.ask()
-    values = {name: float(f"{float(info.config[name]):.3g}") for name in VICREG_DOMAIN}
+            values = _vicreg_values(record["spec"])
+            costs[tuple(values.values())] = -best_dev(record)
+            smac.tell(TrialInfo(config=Configuration(space, values=values), seed=0),
+                      TrialValue(cost=costs[tuple(values.values())]))
+        for _ in range(MAX_SMAC_ASKS):  # SMAC's initial design does not know the told trials: skip what has run
+            info = smac.ask()
+            values = {name: float(f"{float(info.config[name]):.3g}") for name in VICREG_DOMAIN}
+            if tuple(values.values()) not in costs:
+                break
+            smac.tell(info, TrialValue(cost=costs[tuple(values.values())]))
+        else:
+            raise SentembError(f"SMAC proposed only configurations that already ran ({MAX_SMAC_ASKS} asks) for "
+                               f"VICReg {cell_name(*cell)}")
     return specs + [_vicreg_spec(profile, cell, values)], False
 
 
