@@ -92,17 +92,18 @@ def collect(profile: str, run_missing: bool = True, extended: bool = False,
 
     With ``run_missing`` the grid is run to its fixed point (scan trials, then SMAC's next proposals, then the
     headline rows). Without, only what has records is returned; a grid row without one is an empty list."""
-    while True:
-        specs = ex.grid(profile, extended=extended)
-        missing = [s for group in specs.values() for s in group if store.load(profile, s.run_id) is None]
+    while True:  # each pass reads the store once: the grid and the check for missing runs see the same records
+        stored = store.all_records(profile)
+        have = {r["run_id"] for r in stored}
+        missing = [s for group in ex.grid(profile, extended=extended, records=stored).values() for s in group
+                   if s.run_id not in have]
         if not run_missing or not missing:
             break
         for spec in missing:
             ensure(spec, run_missing=True, progress=progress)
-    records: dict[str, list[dict]] = {}
-    for name, group in ex.grid(profile, extended=True).items():
-        found = [store.load(profile, s.run_id) for s in group]
-        records[name] = [r for r in found if r is not None]
+    by_id = {r["run_id"]: r for r in stored}
+    records: dict[str, list[dict]] = {name: [by_id[s.run_id] for s in group if s.run_id in by_id]
+                                      for name, group in ex.grid(profile, extended=True, records=stored).items()}
     records[BACKBONE_ROW] = [ensure(simcse_grid(profile)["backbone_avg"][0], run_missing=run_missing,
                                     progress=progress)]
     return records
@@ -367,10 +368,10 @@ def not_run(profile: str, records: dict[str, list[dict]]) -> pd.DataFrame:
     """The Table 1 cells without trials, with the reason."""
     scanned = {ex.cell_name(*c) for c in ex.cells(profile, extended=False)}
     reason = NOT_RUN_EXTENDED if profile == "small" else f"not run: the {profile} profile scans {sorted(scanned)}"
+    with_trials = {ex.cell_name(*parts[1:]) for name, recs in records.items()
+                   if recs and (parts := _trial_name_parts(name)) is not None}
     rows = [{"cell": ex.cell_name(*c), "status": reason} for c in ex.TABLE1_CELLS
-            if ex.cell_name(*c) not in scanned and not any(
-                n.startswith(("bt/", "vicreg/")) and n.split("/")[1] == ex.cell_name(*c).replace(" ", "_") and recs
-                for n, recs in records.items())]
+            if ex.cell_name(*c) not in scanned | with_trials]
     return pd.DataFrame(rows, columns=["cell", "status"])
 
 
