@@ -146,3 +146,39 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     figures = isolated_outputs / "figures" / "noncontrastive" / "smoke"
     for stem in ("figure1_bt_lambda", "figure4_cosine_by_rating"):
         assert (figures / f"{stem}.png").stat().st_size > 5000
+
+
+_PROPOSE_IN_A_FRESH_PROCESS = """
+import json, sys
+from papers.noncontrastive import experiments as ex
+records = json.load(sys.stdin)
+runs = ex.grid("small", extended=False, records=records)
+print(json.dumps([runs[f"vicreg/dropout_0.1/{k}"][0].as_dict() for k in range(len(records) + 1)]))
+"""
+
+
+def test_the_vicreg_scan_proposes_the_same_trials_in_processes_with_different_hash_seeds():
+    """SMAC 2.x's proposals after its initial design followed the process's string hash seed; the scan must not:
+    two fresh interpreters with different PYTHONHASHSEEDs, told the same three trials, propose the same fourth."""
+    records = []
+    for k in range(3):  # two from the initial design, one from the random forest: the fourth is a model proposal
+        spec = ex.grid("small", extended=False, records=records)[f"vicreg/dropout_0.1/{k}"][0]
+        records.append(_record(spec, k, score=0.8 - 0.01 * ((k * 7) % 5)))
+    proposals = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(settings.REPO_ROOT)}
+        done = subprocess.run([sys.executable, "-c", _PROPOSE_IN_A_FRESH_PROCESS], input=json.dumps(records),
+                              capture_output=True, text=True, env=env, cwd=settings.REPO_ROOT, check=True)
+        proposals.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert proposals[0] == proposals[1]
+    assert [p["lr"] for p in proposals[0][:3]] == [r["spec"]["lr"] for r in records]
+
+
+def test_a_nan_trial_is_never_the_best_and_is_the_worst_cost_for_smac():
+    runs = ex.grid("small", extended=False, records=[])
+    trials = [runs[f"bt/dropout_0.1/{k}"][0] for k in range(4)]
+    records = {s.run_id: _record(s, k, score=[float("nan"), 0.5, 0.7, 0.6][k]) for k, s in enumerate(trials)}
+    assert ex.best_of(trials, lambda s: ex.best_dev(records[s.run_id])) == trials[2]
+    first = runs["vicreg/dropout_0.1/0"][0]
+    told = [_record(first, 0, float("nan"))]
+    assert ex.grid("small", extended=False, records=told)["vicreg/dropout_0.1/1"][0].run_id != first.run_id

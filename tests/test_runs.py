@@ -451,3 +451,40 @@ def test_run_command_goes_on_after_a_failed_run_and_reports_it(monkeypatch, caps
     out = capsys.readouterr()
     assert "FAILED: simulated failure" in out.out and "seed 43" in out.out  # the second seed still ran
     assert "1 of 2 runs failed" in out.err
+
+
+def test_a_nan_dev_score_never_wins_checkpoint_selection(toy, tmp_path):
+    """Dev scores {3: nan, 6: 0.5} select step 6 (a collapsed run can score NaN; before the fix NaN won)."""
+    toy = dataclasses.replace(toy, steps=9)
+    scores = {0: 0.1, 3: float("nan"), 6: 0.5, 9: 0.4}
+
+    def dev(encoder, step):
+        return {"stsb_dev_spearman": scores[step], "alignment": 0.0, "uniformity": 0.0}
+
+    _, outcome = _train(toy, tmp_path / "nan", dev)
+    assert outcome.best_step == 6 and outcome.best_dev == 0.5
+    scores.update({3: float("nan"), 6: float("nan"), 9: float("nan")})
+    _, every_nan = _train(dataclasses.replace(toy, seed=7), tmp_path / "all_nan", dev)
+    assert every_nan.best_step == 3  # nothing scored a number: the first evaluation is kept, flagged by its NaN
+
+
+def test_selection_counts_nan_as_the_worst_score():
+    from sentemb.selection import best_of, worst_if_nan
+
+    assert best_of([1, 2, 3], {1: float("nan"), 2: 0.5, 3: 0.9}.get) == 3
+    assert best_of([1, 2], {1: float("nan"), 2: -0.5}.get) == 2
+    assert worst_if_nan(float("nan")) == float("-inf") and worst_if_nan(None) == float("-inf")
+
+
+def test_a_record_of_earlier_code_is_never_returned():
+    """The code version is part of every run id, and a record whose stored spec is not the spec asked for (earlier
+    code, or edited by hand) is refused with the fix, never handed back."""
+    spec = RunSpec(**TINY)
+    assert spec.as_dict()["code_version"] == 2
+    with pytest.raises(ConfigError, match="code_version 1 is not this code's 2"):
+        RunSpec(**{**TINY, "code_version": 1})
+    old = spec.as_dict()
+    del old["code_version"]
+    store.save({"run_id": spec.run_id, "profile": spec.profile, "spec": old})
+    with pytest.raises(SentembError, match=r"does not hold the spec[\s\S]*delete it"):
+        execute.ensure(spec, run_missing=False)

@@ -36,13 +36,14 @@ headline rows are chosen among the core cells only, so the extended scan never c
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 from typing import Callable
 
+from papers.noncontrastive import smac_proposal
 from papers.simcse.experiments import paper_grid as simcse_paper_grid
 from sentemb.errors import SentembError
 from sentemb.profiles import get_profile
 from sentemb.runs import store
+from sentemb.selection import best_of, worst_if_nan
 from sentemb.spec import RunSpec
 
 METHODS = ("barlow_twins", "vicreg")
@@ -61,7 +62,7 @@ VICREG_DOMAIN = {"invariance_weight": (0.01, 50.0), "variance_weight": (1.0, 50.
 VICREG_COVARIANCE = 1.0
 VICREG_TRIALS = {"full": 50, "small": 4, "smoke": 2}  # App. A.2: 50 SMAC jobs per augmentation value
 SMAC_SEED = 0
-MAX_SMAC_ASKS = 100
+NAN_COST = 100.0  # a trial that scored NaN: the cost of the worst possible score (Spearman -1, x 100)
 
 HEADLINE_ROWS = ("simcse", "bt_dropout", "bt_shuffle", "vicreg_dropout", "vicreg_shuffle", "bt_nli")
 HEADLINE_LABEL = {"simcse": "SimCSE", "bt_dropout": "Barlow Twins (dropout)", "bt_shuffle": "Barlow Twins (shuffle)",
@@ -160,41 +161,19 @@ def vicreg_trials(profile: str, cell: tuple[str, float], records: list[dict]) ->
     """The SMAC trials of a VICReg cell so far, and whether the cell is complete.
 
     The records are the history: SMAC is told every trial of the cell that has a record (its configuration and
-    score) and asked for the next one only, which is returned last, without a record, to be run (a proposal that
-    repeats a recorded configuration, as SMAC's initial design does, is told its score and skipped). (Replaying
-    SMAC's own proposals from scratch is not reliable: its proposals after the initial design were seen to depend
-    on the process's earlier SMAC calls, so the history is read from the records instead.)"""
-    from ConfigSpace import Configuration, ConfigurationSpace, Float
-    from smac import HyperparameterOptimizationFacade, Scenario
-    from smac.runhistory.dataclasses import TrialInfo, TrialValue
-
+    cost, minus its score; a NaN score is the worst cost, ``NAN_COST``) and asked for the next one only, which is
+    returned last, without a record, to be run. SMAC runs in a fresh interpreter with a fixed hash seed
+    (:mod:`papers.noncontrastive.smac_proposal`), so every process proposes the same trials."""
     history = vicreg_history(profile, cell, records)
     specs = [RunSpec.from_dict(r["spec"]) for r in history]
     n = VICREG_TRIALS[profile]
     if len(history) >= n:
         return specs, True
-    space = ConfigurationSpace(seed=SMAC_SEED)
-    space.add([Float(name, bounds, log=True) for name, bounds in VICREG_DOMAIN.items()])
-    with tempfile.TemporaryDirectory() as tmp:
-        scenario = Scenario(space, deterministic=True, n_trials=n, seed=SMAC_SEED, output_directory=tmp)
-        design = HyperparameterOptimizationFacade.get_initial_design(scenario, n_configs=max(1, n // 2))
-        smac = HyperparameterOptimizationFacade(scenario, lambda config, seed=0: 0.0, initial_design=design,
-                                                overwrite=True, logging_level=40)
-        costs = {}
-        for record in history:
-            values = _vicreg_values(record["spec"])
-            costs[tuple(values.values())] = -best_dev(record)
-            smac.tell(TrialInfo(config=Configuration(space, values=values), seed=0),
-                      TrialValue(cost=costs[tuple(values.values())]))
-        for _ in range(MAX_SMAC_ASKS):  # SMAC's initial design does not know the told trials: skip what has run
-            info = smac.ask()
-            values = {name: float(f"{float(info.config[name]):.3g}") for name in VICREG_DOMAIN}
-            if tuple(values.values()) not in costs:
-                break
-            smac.tell(info, TrialValue(cost=costs[tuple(values.values())]))
-        else:
-            raise SentembError(f"SMAC proposed only configurations that already ran ({MAX_SMAC_ASKS} asks) for "
-                               f"VICReg {cell_name(*cell)}")
+    told = [(_vicreg_values(r["spec"]), min(-worst_if_nan(best_dev(r)), NAN_COST)) for r in history]
+    try:
+        values = smac_proposal.propose(VICREG_DOMAIN, told, n, SMAC_SEED)
+    except SentembError as exc:
+        raise SentembError(f"VICReg {cell_name(*cell)}: {exc}") from exc
     return specs + [_vicreg_spec(profile, cell, values)], False
 
 
@@ -221,7 +200,7 @@ def best_trial(profile: str, scanned: dict, method: str, augmentation: str, look
         if not complete:
             return None
         candidates += trials
-    return max(candidates, key=lambda s: best_dev(lookup(s))) if candidates else None
+    return best_of(candidates, lambda s: best_dev(lookup(s))) if candidates else None  # NaN: worst
 
 
 def headline(profile: str, scanned: dict, lookup: Lookup) -> dict[str, tuple[RunSpec, ...]]:

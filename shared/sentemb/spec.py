@@ -2,7 +2,7 @@
 
 Two papers asking for the same spec get the same run id and share one run. Every field that can
 change a number is in the spec (the profile, whether the data is synthetic, the precision of each
-phase), so a run id names its numbers unambiguously.
+phase, and the version of what the code computes, ``CODE_VERSION``), so a run id names its numbers unambiguously.
 
 The spec is paper-free: it names an objective and carries that objective's parameters
 (``objective_params``); the objective declares, documents and validates them itself
@@ -27,6 +27,14 @@ from sentemb.models.poolers import POOLERS
 from sentemb.objectives.registry import NO_TRAINING, objective_class, resolve_params
 from sentemb.precision import PRECISIONS
 
+#: What the archive's code computes for a spec, as a number that is part of every run id. A change to the code that
+#: changes a run's numbers bumps it, so a record made by earlier code is never returned for a spec of today's code
+#: (its run id differs, and :func:`sentemb.runs.execute.ensure` also checks the stored spec).
+#:   1 (implicit, before issue 15): losses under bf16 autocast computed in bf16; SimCSE++'s "off-dropout" pass left
+#:     BERT's attention dropout on; a NaN STS-B dev score could win checkpoint selection.
+#:   2: every loss in fp32 (objectives/full_precision.py); off-dropout = the encoder in eval mode; NaN is the worst
+#:     score in every selection (selection.py).
+CODE_VERSION = 2
 FINAL_EVALS = ("sts", "stsb_dev")  # or groups joined by commas, "sts" first: "sts,transfer,mteb"
 PROFILES = ("smoke", "small", "full")
 
@@ -55,6 +63,7 @@ class RunSpec:
     final_eval: str = "sts"
     analysis_splits: tuple[str, ...] = ("dev", "test")
     synthetic_data: bool = False
+    code_version: int = CODE_VERSION  # see CODE_VERSION; any other value is refused
     notes: str = field(default="", compare=False)  # free text, not part of the id
 
     def __post_init__(self) -> None:
@@ -76,6 +85,9 @@ class RunSpec:
                 problems.append("training needs train_data")
             if self.trajectory_every is not None and self.trajectory_every <= 0:
                 problems.append(f"trajectory_every must be positive or None, got {self.trajectory_every}")
+        if self.code_version != CODE_VERSION:
+            problems.append(f"code_version {self.code_version} is not this code's {CODE_VERSION} (a spec or record of "
+                            "earlier code is stale: delete its record and run the spec again)")
         if self.dropout is not None and not 0.0 <= self.dropout < 1.0:
             problems.append(f"dropout must be in [0, 1), got {self.dropout}")
         if problems:

@@ -16,6 +16,12 @@ batch of both views before C is computed, which raises the rank bound of C from 
 say whether the two views share the artificial rows; here they do (``pad_shared=True``: an artificial point is
 its own positive), the alternative is an option.
 
+What the official SimCSE++ code has (notes §1.2; ``models_re_vicreg.py`` at HEAD): the Table 2 probe is there
+only commented out, as ``scd_loss`` with off-diagonal weight lambda = 0.012, C computed on BatchNorm-centred
+(standardised) views, and the padded Gaussian rows appended to both views. So ``centred=False`` is the paper's Eq. 4;
+the code's form is closer to ``centred=True`` with lambda = 0.012. The archive's SimCSE++ Table 2 rows use the
+paper's form.
+
 Rank (SimCSE++ §4.2): :func:`correlation_rank` is the numerical rank of C, at most min(N, D) (N - 1 when centred).
 """
 
@@ -24,6 +30,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from sentemb.objectives.full_precision import fp32_loss
 
 def cross_correlation(za: torch.Tensor, zb: torch.Tensor, centred: bool = True, eps: float = 1e-12) -> torch.Tensor:
     """D x D matrix C_cd between dimension c of ``za`` and dimension d of ``zb`` over the batch (rows)."""
@@ -55,6 +62,7 @@ class BarlowTwins(nn.Module):
         self.off_diagonal_weight, self.centred = off_diagonal_weight, centred
         self.pad, self.pad_shared, self.generator = pad, pad_shared, generator
 
+    @fp32_loss
     def forward(self, za: torch.Tensor, zb: torch.Tensor) -> torch.Tensor:
         if self.pad:
             extra_a = gaussian_padding(self.pad, za.shape[1], self.generator, za.dtype, za.device)

@@ -44,6 +44,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sentemb.objectives.full_precision import fp32_loss
 IGNORE_INDEX = -100
 
 
@@ -75,6 +76,7 @@ class DeclutrContrastiveLoss(nn.Module):
             raise ValueError(f"temperature must be positive, got {temperature}")
         self.temperature = temperature
 
+    @fp32_loss
     def forward(self, anchor_embeddings: torch.Tensor, positive_embeddings: torch.Tensor) -> torch.Tensor:
         if positive_embeddings.dim() != 3 or positive_embeddings.shape[0] != anchor_embeddings.shape[0]:
             raise ValueError(

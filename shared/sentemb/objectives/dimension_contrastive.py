@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sentemb.objectives.full_precision import fp32_loss
 
 def standardise_dimensions(z: torch.Tensor, unbiased: bool = True, eps: float = 0.0) -> torch.Tensor:
     """Per-dimension standardisation over the batch (rows are samples)."""
@@ -43,6 +44,7 @@ class DimensionWiseContrastive(nn.Module):
         b = standardise_dimensions(z2, unbiased=False, eps=1e-5)
         return a.T @ b / n / self.temperature
 
+    @fp32_loss
     def forward(self, z1: torch.Tensor, z2: torch.Tensor) -> torch.Tensor:
         if z1.shape[0] < 2:
             raise ValueError("DCL needs a batch of at least two samples to standardise dimensions")

@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sentemb.objectives.full_precision import fp32_loss
 
 def cosine_matrix(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return F.normalize(a, dim=-1) @ F.normalize(b, dim=-1).T
@@ -36,6 +37,7 @@ class UnsupervisedInfoNCE(nn.Module):
         super().__init__()
         self.temperature = temperature
 
+    @fp32_loss
     def forward(self, z1: torch.Tensor, z2: torch.Tensor) -> torch.Tensor:
         logits = cosine_matrix(z1, z2) / self.temperature
         labels = torch.arange(z1.shape[0], device=z1.device)
@@ -52,6 +54,7 @@ class SupervisedInfoNCE(nn.Module):
         self.temperature = temperature
         self.alpha = alpha
 
+    @fp32_loss
     def forward(self, z1: torch.Tensor, z2: torch.Tensor, z3: torch.Tensor) -> torch.Tensor:
         positives = cosine_matrix(z1, z2) / self.temperature
         negatives = cosine_matrix(z1, z3) / self.temperature

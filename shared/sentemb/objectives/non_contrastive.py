@@ -26,7 +26,9 @@ With ``shuffle`` and ``eda`` the encoder keeps its own dropout (the paper does n
 ``BarlowTwinsPairs`` (``barlow_twins_pairs``) is the supervised row "BT (NLI)" of Table 6: the two branches are the
 two sentences of a positive pair (here a premise and its entailment hypothesis), no text augmentation.
 
-No code was released (official-implementations.md §1.5): everything above is the paper's text; where the text
+VICReg's weights follow Eq. 3 as written in :mod:`~sentemb.objectives.vicreg`; VICReg's reference code scales the
+invariance term by 1/D and halves the variance term, so a weight triple there is (lambda_s * D, 2 * lambda_v,
+lambda_c) here. No code was released (official-implementations.md §1.5): everything above is the paper's text; where the text
 is silent (dropout with text augmentations, whether the last projector layer has a bias) the choice is ours and
 is named here.
 """
@@ -82,7 +84,7 @@ class ProjectedTwoViews(TrainingObjective):
         first, second = self.views(rows, rng)
         z = self.projector(self.embed(first + second))
         n = len(first)
-        return self.loss(z[:n].float(), z[n:].float())  # the batch statistics in fp32 under autocast
+        return self.loss(z[:n], z[n:])  # the losses compute their statistics in fp32 (full_precision)
 
     def evaluation_encoder(self) -> SentenceEncoder:
         """The encoder alone: the projector is a training device, dropped at evaluation (§3)."""

@@ -7,7 +7,7 @@ may come from different views,
     l_i = -log  e^{s(a_i, b_i)} / ( e^{s(a_i, b_i)} + m * sum_{j != i} e^{s(c_i, d_j)} ),   s = cos / tau
 
 - SimCSE:                a = c = z^1, b = d = z^2, m = 1 (identical to SimCSE Eq. 4).
-- off-dropout (Eq. 3):   a = z^1, b = z^2 (dropout on); c = d = z, the sentences encoded with dropout off;
+- off-dropout (Eq. 3):   a = z^1, b = z^2 (dropout on); c = d = z, the sentences encoded with dropout off (the encoder in eval mode);
                          m is the trade-off factor (0.9 in §5.1). Gradients flow through z as in the official
                          code (``models_re.py``: z0 is not detached).
 - Table 1 "+Noise":      the views of the pair type under study get Gaussian noise (mean 0, variance 0.1),
@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sentemb.objectives.full_precision import fp32_loss
 from sentemb.objectives.infonce import cosine_matrix
 
 
@@ -41,6 +42,7 @@ class DecoupledInfoNCE(nn.Module):
             raise ValueError("trade_off is 'paper' (m scales the negative sum) or 'official' (m scales the positive logit)")
         self.temperature, self.m, self.trade_off = temperature, m, trade_off
 
+    @fp32_loss
     def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None,
                 d: torch.Tensor | None = None) -> torch.Tensor:
         c = a if c is None else c
@@ -74,15 +76,18 @@ def mean_of_dropout_samples(encode: Callable[[], torch.Tensor], k: int = 10) -> 
 
 
 def encode_without_dropout(model: nn.Module, encode: Callable[[], torch.Tensor]) -> torch.Tensor:
-    """Off-dropout sampling (SimCSE++ §3.2): run ``encode`` with every dropout module in eval mode, keeping
-    gradients (the official code does not detach), then restore each module's previous mode."""
-    dropouts = [m for m in model.modules() if isinstance(m, nn.Dropout)]
-    modes = [m.training for m in dropouts]
-    for module in dropouts:
-        module.eval()
+    """Off-dropout sampling (SimCSE++ §3.2): run ``encode`` with ``model`` in eval mode, keeping gradients (the
+    official code does not detach), then restore every submodule's previous mode.
+
+    The whole module goes to eval mode, not only its ``nn.Dropout`` submodules: in transformers 5 BERT's
+    self-attention applies attention-probability dropout from its own ``training`` flag (a functional dropout, no
+    ``nn.Dropout`` module), so switching the ``nn.Dropout`` modules alone leaves attention dropout on. The pass is
+    then exactly the evaluation pass (``tests/test_dropout_off.py`` checks this on all-MiniLM-L6-v2)."""
+    modes = [(module, module.training) for module in model.modules()]
+    model.eval()
     try:
         z = encode()
     finally:
-        for module, mode in zip(dropouts, modes):
-            module.train(mode)
+        for module, mode in modes:
+            module.training = mode
     return z

@@ -8,8 +8,8 @@ the views z^1, z^2 after SimCSE's MLP (``cls`` + ``mlp_only_train``, as the offi
     positive pair (a_i, b_i):  (z^1_i, z^2_i); ``positive_noise="plus"``: each plus N(0, 0.1) noise;
                                ``"minus"``: each the mean of K dropout samples (K = ``noise_samples``, 10)
     negative pairs (c_i, d_j): (z^1_i, z^2_j) as SimCSE; ``negatives="off_dropout"``: c = d = z, the batch encoded
-                               a third time with every dropout module switched off (gradients kept, as the
-                               official code; dropout is switched back on afterwards); ``negative_noise`` as above
+                               a third time with the encoder in eval mode, attention dropout included
+                               (gradients kept, as the official code; training mode is restored afterwards); ``negative_noise`` as above
     l_info = DecoupledInfoNCE(a, b, c, d; tau, m)            (Eq. 2-3; m scales the negative sum, the paper's form;
                                                               ``trade_off="official"``: m scales the positive logit,
                                                               the code's ``pos_ratio``)
@@ -20,7 +20,9 @@ the views z^1, z^2 after SimCSE's MLP (``cls`` + ``mlp_only_train``, as the offi
 SimCSE++ = off-dropout + DCL with tau = 0.05, m = 0.9, tau_DCL = 5, lambda = 0.1 (§5.1). ``dcl_variant="official"``
 is the 2022-11-10 code's DCL (BatchNorm statistics, /N, mean over dimensions; see
 :mod:`~sentemb.objectives.dimension_contrastive`): tau_DCL and lambda do not carry over between the two forms.
-The official code at HEAD computes no DCL at all (the term is commented out; notes §1.2).
+The official code at HEAD computes no DCL at all (the term is commented out; notes §1.2), and has the Barlow
+Twins probe of Table 2 commented out too (``scd_loss``: lambda = 0.012, BatchNorm-centred C, padded rows appended
+to both views; see :mod:`~sentemb.objectives.barlow_twins`); ``bt_*`` here follow the paper's Eq. 4.
 
 With every option at its default the objective is unsupervised SimCSE (Eq. 4) exactly.
 """

@@ -84,6 +84,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sentemb.objectives.full_precision import fp32_loss
 from sentemb.objectives.infonce import cosine_matrix
 
 #: The official code's stand-in for a negative [CLS] cosine in the -log(cos) factor of Eq. 6.
@@ -239,5 +240,6 @@ class TNCSELoss(nn.Module):
             "tn_2_to_1": tensor_norm_loss(h2, h1, p2, p1, **flags),
         }
 
+    @fp32_loss
     def forward(self, h1: torch.Tensor, h2: torch.Tensor, p1: torch.Tensor, p2: torch.Tensor) -> torch.Tensor:
         return torch.stack(list(self.terms(h1, h2, p1, p2).values())).sum()

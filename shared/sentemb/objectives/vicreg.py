@@ -10,8 +10,11 @@ components estimated within the batch. Written as in VICReg, for views Z^A, Z^B 
     c(Z)        = 1/D sum_{c != d} Cov(Z)_cd^2                                    (covariance)
     l           = lambda_s s(Z^A, Z^B) + lambda_v [v(Z^A) + v(Z^B)] + lambda_c [c(Z^A) + c(Z^B)]
 
-Var and Cov use the unbiased (N - 1) estimate, eps = 1e-4. (VICReg's reference code averages the invariance
-term over dimensions too, i.e. divides it by D; the formula above is the paper's.) The paper's three coefficients were lost in the
+Var and Cov use the unbiased (N - 1) estimate, eps = 1e-4. Where VICReg's reference code (facebookresearch/vicreg)
+differs (the values match once the weights are converted; its issues #8 and #26 discuss both factors): it averages
+the invariance term over the D dimensions too (``F.mse_loss``), and it halves the variance term, averaging the two
+views' hinges instead of summing them. So the weights (lambda_s, lambda_v, lambda_c) here are the code's
+(lambda_s * D, 2 * lambda_v, lambda_c): this module's (25, 25, 1) is the code's (25 * D, 50, 1), not its defaults. The paper's three coefficients were lost in the
 extraction (unknown; Appendix A.2 says one is held fixed and the others searched with SMAC); the defaults here
 are VICReg's own (25, 25, 1) so that the module runs, not the paper's values.
 """
@@ -22,6 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sentemb.objectives.full_precision import fp32_loss
 
 def invariance(za: torch.Tensor, zb: torch.Tensor) -> torch.Tensor:
     return F.mse_loss(za, zb, reduction="none").sum(1).mean()
@@ -53,6 +57,7 @@ class VICReg(nn.Module):
             "covariance": covariance_penalty(za) + covariance_penalty(zb),
         }
 
+    @fp32_loss
     def forward(self, za: torch.Tensor, zb: torch.Tensor) -> torch.Tensor:
         if za.shape[0] < 2:
             raise ValueError("VICReg needs a batch of at least two samples (variance and covariance)")

@@ -89,6 +89,10 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -
 def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, device: str | None = None) -> dict:
     record = store.load(spec.profile, spec.run_id)
     if record is not None:
+        if record.get("spec") != spec.as_dict():
+            raise SentembError(f"run record {store.record_path(spec.profile, spec.run_id)} does not hold the spec of "
+                               f"run {spec.run_id} as this code computes it (stale, or edited by hand).\n"
+                               "  Fix: delete it to run the spec again.")
         return record
     if not run_missing:
         raise NotRun(f"run {spec.run_id} ({spec.profile}) has no record and running was disabled")

@@ -4,9 +4,9 @@ It trains a :class:`~sentemb.objectives.base.TrainingObjective` (the encoder plu
 owns) and knows nothing about any paper: AdamW over ``objective.parameters()`` (no weight decay by default, as
 SimCSE's HF Trainer), linear warm-up/decay to zero, gradient clipping at 1.0, the spec's precision (fp32, or
 bf16/fp16 autocast; fp16 with a gradient scaler), an STS-B dev evaluation of ``objective.evaluation_encoder()``
-every ``eval_every`` steps and at the last step, the best weights (by STS-B dev Spearman) kept, and the whole dev
-curve recorded with the alignment/uniformity trajectory (SimCSE Figure 2; ``trajectory_every`` samples it more
-often than the evaluations, as the paper's every 10 steps).
+every ``eval_every`` steps and at the last step, the best weights (by STS-B dev Spearman; a NaN score is the worst,
+:mod:`sentemb.selection`) kept, and the whole dev curve recorded with the alignment/uniformity trajectory (SimCSE
+Figure 2; ``trajectory_every`` samples it more often than the evaluations, as the paper's every 10 steps).
 
 Step 0 (the untouched backbone) is evaluated for the curve but, as in SimCSE's trainer, it is not a candidate
 for selection. The loop is seeded and exactly resumable: each step draws its rows from a per-epoch permutation
@@ -37,6 +37,7 @@ from sentemb.errors import SentembError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import TrainingObjective
 from sentemb.objectives.registry import build_objective
+from sentemb.selection import worst_if_nan
 from sentemb.spec import RunSpec
 
 DevEvaluator = Callable[[SentenceEncoder, int], dict]
@@ -216,7 +217,7 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
             continue
         point["loss"] = float(np.mean(losses[-spec.eval_every:]))
         curve.append(point)
-        if best_state is None or point["stsb_dev_spearman"] > best_dev:  # a NaN score is never better
+        if best_state is None or worst_if_nan(point["stsb_dev_spearman"]) > worst_if_nan(best_dev):  # NaN: worst
             best_step, best_dev = done, point["stsb_dev_spearman"]
             tick = time.perf_counter()
             best_state = _cpu_copy(objective.state_dict())

@@ -1,0 +1,92 @@
+"""Every objective's loss is computed in fp32 while the encoder runs under bf16 autocast.
+
+Each registered objective gets the same fp32 embeddings twice, once under bf16 autocast and once without: the
+loss values and their gradients with respect to the embeddings must agree to fp32 tolerance. (Before the fix the
+contrastive logits were bf16: SimCSE's loss gradient was off by ~3 %, Barlow Twins' loss by ~1 %.) The encoder is
+replaced by fixed embeddings and the projectors by the identity, so that only the loss is compared.
+"""
+
+import random
+
+import pytest
+import torch
+from torch import nn
+
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives import registry
+from sentemb.objectives.declutr import DeclutrContrastiveLoss
+from sentemb.objectives.tensor_norm import TNCSELoss
+
+ROWS = {"sentences": [f"sentence number {i} about a topic" for i in range(16)],
+        "nli_triples": [(f"premise {i}", f"entailment {i}", f"contradiction {i}") for i in range(16)]}
+PARAMS = {  # every loss path of every registered objective
+    "simcse_unsup": [{}, {"fixed_dropout_mask": True}],
+    "simcse_sup": [{}, {"hard_negative_alpha": 2.0}],
+    "simcse_pp": [{"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1},
+                  {"dcl_weight": 0.1, "dcl_variant": "official", "trade_off": "official", "m": 0.9},
+                  {"bt_weight": 1.0, "bt_padding": 8}],
+    "barlow_twins": [{"projector_width": 32}],
+    "vicreg": [{"projector_width": 32}],
+    "barlow_twins_pairs": [{"projector_width": 32}],
+}
+
+
+def _objective(name, params):
+    encoder = SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0)
+    objective = registry.build_objective(name, params, encoder, max_len=16)
+    if hasattr(objective, "projector"):
+        objective.projector = nn.Identity()
+    return objective
+
+
+def _loss_and_grad(objective, rows, embeddings, precision):
+    """The objective's loss with ``embed`` returning slices of ``embeddings`` (a fresh slice per call)."""
+    leaf = embeddings.clone().requires_grad_(True)
+    used = [0]
+
+    def embed(sentences):
+        start = used[0]
+        used[0] += len(sentences)
+        return leaf[start : start + len(sentences)]
+
+    objective.embed = embed
+    torch.manual_seed(0)  # the Gaussian padding rows of SimCSE++'s BT probe
+    if precision == "bf16":
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = objective(rows, random.Random(0))
+    else:
+        loss = objective(rows, random.Random(0))
+    loss.backward()
+    return loss.detach(), leaf.grad
+
+
+@pytest.mark.parametrize("name, params", [(n, p) for n, ps in PARAMS.items() for p in ps])
+def test_every_objective_loss_is_fp32_under_bf16_autocast(name, params):
+    assert set(PARAMS) == set(registry.TRAINING_OBJECTIVES), "a new objective needs its loss paths listed here"
+    objective = _objective(name, params)
+    rows = ROWS[objective.rows]
+    embeddings = torch.randn(64 * len(rows), 384, generator=torch.Generator().manual_seed(1))
+    loss32, grad32 = _loss_and_grad(objective, rows, embeddings, "fp32")
+    loss16, grad16 = _loss_and_grad(objective, rows, embeddings, "bf16")
+    assert loss16.dtype == torch.float32
+    torch.testing.assert_close(loss16, loss32, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(grad16, grad32, rtol=1e-4, atol=1e-7)
+
+
+@pytest.mark.parametrize("loss, shapes", [
+    (TNCSELoss(), [(8, 384)] * 4),  # TNCSE: two encoders' [CLS] and pooler outputs, interleaved views
+    (DeclutrContrastiveLoss(), [(4, 384), (4, 2, 384)]),  # DeCLUTR: anchors (AN, d) and positives (AN, P, d)
+])
+def test_the_loss_modules_of_papers_to_come_are_fp32_too(loss, shapes):
+    # positive entries: positive cosines, so that -log cos (TNCSE Eq. 7) is defined
+    inputs = [torch.rand(*s, generator=torch.Generator().manual_seed(i)) for i, s in enumerate(shapes)]
+    results = {}
+    for precision in ("fp32", "bf16"):
+        leaves = [x.clone().requires_grad_(True) for x in inputs]
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
+            value = loss(*leaves)
+        value.backward()
+        results[precision] = (value.detach(), [x.grad for x in leaves])
+    torch.testing.assert_close(results["bf16"][0], results["fp32"][0], rtol=1e-5, atol=1e-6)
+    for g16, g32 in zip(results["bf16"][1], results["fp32"][1]):
+        torch.testing.assert_close(g16, g32, rtol=1e-4, atol=1e-7)
