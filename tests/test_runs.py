@@ -16,6 +16,7 @@ from sentemb.runs import execute, store
 from sentemb.spec import RunSpec
 from sentemb.train import loop
 from sentemb.train.loop import EpochOrder, prepare_objective, train, TrainingDiverged
+from conftest import require_committed_small_records
 
 TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="simcse_unsup",
             train_data="wiki_sentences_combined", steps=6, batch_size=8, eval_every=3, lr=1e-3,
@@ -332,14 +333,37 @@ def test_fp16_needs_cuda():
         execute.ensure(spec, progress=False, device="cpu")
 
 
-def test_corrupt_record_is_reported_not_overwritten():
+def test_a_corrupt_record_is_named_and_never_overwritten_silently(capsys):
+    """A truncated record (its first 200 bytes): loading it without running is an error naming the file and the fix;
+    running moves it aside (kept), says so, and computes the run again."""
     spec = RunSpec(**TINY)
+    record = execute.ensure(spec, progress=False)
     path = store.record_path(spec.profile, spec.run_id)
-    path.parent.mkdir(parents=True)
-    path.write_text("{not json")
-    with pytest.raises(SentembError, match="not valid JSON"):
+    truncated = path.read_text()[:200]
+    path.write_text(truncated)
+    with pytest.raises(store.BrokenRecord, match=rf"{spec.run_id}.json cannot be read[\s\S]*delete it"):
+        execute.ensure(spec, run_missing=False)
+    with pytest.raises(store.BrokenRecord, match=f"{spec.run_id}.json"):
+        store.all_records(spec.profile)
+    assert path.read_text() == truncated
+    again = execute.ensure(spec, progress=False)
+    assert f"{spec.run_id}.json cannot be read" in capsys.readouterr().err
+    assert path.with_name(path.name + ".broken").read_text() == truncated
+    assert again["metrics"]["stsb_dev_spearman"] == record["metrics"]["stsb_dev_spearman"]
+
+
+def test_the_runs_command_lists_good_records_and_names_a_broken_one(capsys):
+    from sentemb import cli
+
+    good, bad = RunSpec(**TINY), RunSpec(**{**TINY, "objective": "none", "train_data": None, "steps": 0})
+    for spec in (good, bad):
         execute.ensure(spec, progress=False)
-    assert path.read_text() == "{not json"
+    path = store.record_path(bad.profile, bad.run_id)
+    path.write_text(path.read_text()[:200])
+    assert cli.main(["runs", "--profile", "smoke"]) == 1
+    out, err = capsys.readouterr()
+    assert good.run_id in out and bad.run_id not in out
+    assert f"{bad.run_id}.json cannot be read" in err and "Traceback" not in err
 
 
 def test_a_crash_in_the_final_evaluation_keeps_the_training(monkeypatch):
@@ -388,9 +412,7 @@ def test_the_grid_run_ids_are_the_committed_records():
     small-profile records must be exactly the grid's (regenerate them, never rename or edit them)."""
     from papers.simcse.experiments import grid
 
-    committed = {p.stem for p in (settings.REPO_ROOT / "results" / "runs" / "small").glob("*.json")}
-    wanted = {spec.run_id for specs in grid("small").values() for spec in specs}
-    assert wanted <= committed, f"grid runs without a committed record: {sorted(wanted - committed)}"
+    require_committed_small_records([spec.run_id for specs in grid("small").values() for spec in specs])
 
 
 

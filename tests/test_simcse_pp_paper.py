@@ -22,6 +22,7 @@ from sentemb.evaluate.post_processed import sample_sentences
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.runs.derived import derived_path, ensure_derived
 from sentemb.runs.execute import NotRun, ensure
+from conftest import require_committed_small_records
 
 
 def test_small_grid_core_and_extended_rows():
@@ -57,9 +58,7 @@ def test_smoke_grid_keeps_one_value_per_sweep():
 
 def test_committed_small_records_match_the_grid():
     """The small profile's committed Table 3 records are the grid's runs (a changed spec would orphan them)."""
-    for name, specs in grid("small", extended=False).items():
-        for spec in specs:
-            assert (settings.REPO_ROOT / "results" / "runs" / "small" / f"{spec.run_id}.json").is_file(), (name, spec.seed)
+    require_committed_small_records([spec.run_id for specs in grid("small", extended=False).values() for spec in specs])
 
 
 def test_top_k_retrieval_by_hand():

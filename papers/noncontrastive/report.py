@@ -27,7 +27,7 @@ from sentemb import settings
 from sentemb.atomic import atomic_write
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.plots import style
-from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
+from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
 from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
@@ -93,7 +93,7 @@ def collect(profile: str, run_missing: bool = True, extended: bool = False,
     With ``run_missing`` the grid is run to its fixed point (scan trials, then SMAC's next proposals, then the
     headline rows). Without, only what has records is returned; a grid row without one is an empty list."""
     while True:  # each pass reads the store once: the grid and the check for missing runs see the same records
-        stored = store.all_records(profile)
+        stored = store.all_records(profile, on_broken="recompute" if run_missing else "raise")
         have = {r["run_id"] for r in stored}
         missing = [s for group in ex.grid(profile, extended=extended, records=stored).values() for s in group
                    if s.run_id not in have]
@@ -274,7 +274,19 @@ def table6(records: dict[str, list[dict]], derived_records: dict[str, list[dict]
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("derived_id",))
     covers = {(r["run"], r["column"]): r["covers"] for r in per_seed}
     cells["covers"] = [covers[(r, c)] for r, c in zip(cells["run"], cells["column"])]
-    return join(cells, load_reported(PAPER, "table6"))
+    return delta_on_the_same_tasks(join(cells, load_reported(PAPER, "table6")))
+
+
+def delta_on_the_same_tasks(table: pd.DataFrame) -> pd.DataFrame:
+    """Δ only where both sides average the same tasks: a category mean that covers "n of m" tasks with n < m is
+    not the paper's m-task mean, so its Δ is left empty and ``delta_note`` says why."""
+    out = table.copy()
+    counts = out["covers"].astype(str).str.extract(r"^(\d+) of (\d+)$").astype(float)
+    partial = counts[0].notna() & (counts[0] < counts[1])
+    out.loc[partial, "delta"] = float("nan")
+    out["delta_note"] = ["" if not p else f"no Δ: the reproduced mean covers {c} tasks, the paper's all of them"
+                         for p, c in zip(partial, out["covers"])]
+    return out
 
 
 # -- Figure 4 ------------------------------------------------------------------------------------------------------
@@ -360,6 +372,7 @@ def write_tables(records: dict[str, list[dict]], derived_records: dict[str, list
               "figure4_buckets": bucket_separation(derived_records)}
     tables["claims"] = claims(tables)
     for stem, frame in tables.items():
+        frame = for_csv(frame) if stem == "claims" else frame  # p-values in significant digits
         atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
     return tables
 

@@ -15,7 +15,7 @@ from papers.simcse.experiments import TABLE3_DROPOUTS, grid, table3_run
 from sentemb import settings
 from sentemb.atomic import atomic_write
 from sentemb.plots import geometry, style
-from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
+from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
 from sentemb.runs.execute import ensure
@@ -190,6 +190,7 @@ def write_tables(records: dict[str, list[dict]], profile: str) -> dict[str, pd.D
     tables["levelling"] = levelling(tables["dev_curves"])
     tables["claims"] = claims(tables)
     for stem, frame in tables.items():
+        frame = for_csv(frame) if stem == "claims" else frame  # p-values in significant digits
         atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
     return tables
 

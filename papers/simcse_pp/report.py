@@ -24,7 +24,7 @@ from sentemb.atomic import atomic_write
 from sentemb.data.corpora import load_nli_triples, load_rows
 from sentemb.evaluate.post_processed import sample_sentences, sts_whitened
 from sentemb.plots import geometry, style
-from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
+from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
 from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
@@ -44,11 +44,11 @@ TABLE3_ROWS = {
     "simcse_pp_official": ("SimCSE++, 2022-11-10 code's form", ""),
 }
 REPORTED_GROUP = {"+Off-Info": "SimCSE++-BERT-base components", "+DCL": "SimCSE++-BERT-base components"}
-# Claims stated on BERT-base rows that are tested on the MiniLM analogues (directions, not magnitudes).
+# Claims stated on BERT-base rows are tested on the MiniLM analogues, their margins included (simcsepp-beats-simcse-
+# bert-base asks for the paper's +1.75 points, a magnitude that a fine-tuned MiniLM need not reach: it may fail here
+# while the direction, simcsepp-beats-simcse-sbert-base, holds).
 CLAIM_ALIASES = {"SimCSE-SBERT-base": "SimCSE-BERT-base", "SimCSE++-SBERT-base": "SimCSE++-BERT-base"}
 NOT_TESTABLE = {
-    "simcsepp-beats-simcse-bert-base": "a BERT-base magnitude (+1.8 points, margin 1.75): BERT-base is not offline; "
-                                       "the direction is tested by simcsepp-beats-simcse-sbert-base",
     "simcsepp-beats-simcse-bert-large": "BERT-large is not offline",
     "simcsepp-beats-simcse-sbert-large": "SBERT-large is not offline",
     "simcsepp-improves-diffcse": "DiffCSE needs its pretrained ELECTRA generator, which is not offline",
@@ -294,6 +294,7 @@ def write_tables(records: dict[str, list[dict]], derived_records: dict[str, dict
               "table7": table7(derived_records)}
     tables["claims"] = claims(tables)
     for stem, frame in tables.items():
+        frame = for_csv(frame) if stem == "claims" else frame  # p-values in significant digits
         atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
     return tables
 

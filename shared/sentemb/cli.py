@@ -112,7 +112,10 @@ def cmd_run(args) -> int:
     non-contrastive paper's SMAC scan proposes its next trial from the earlier ones, and its headline rows follow
     the scan's best trials), so the grid is asked again after each pass until it has nothing new."""
     from sentemb.runs.execute import ensure
+    from sentemb.runs.store import all_records
 
+    # A record that cannot be read is named, moved aside and computed again (with --no-run: an error naming it).
+    all_records(args.profile, on_broken="raise" if args.no_run else "recompute")
     done, failed, seen = 0, [], set()
     while True:
         specs = _grid(args.paper, args.profile, args.extended)
@@ -177,16 +180,25 @@ def cmd_data(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    from sentemb.runs.store import all_records
+    from sentemb import settings
+    from sentemb.runs.store import BrokenRecord, read
 
-    for record in all_records(args.profile):
+    broken = []
+    for path in sorted((settings.results_root() / "runs" / args.profile).glob("*.json")):
+        try:
+            record = read(path, expected_id=path.stem)
+        except BrokenRecord as exc:
+            broken.append(str(exc))
+            continue
         spec = record["spec"]
         params = ",".join(f"{k}={v}" for k, v in spec["objective_params"].items())
         print(f"{record['run_id']}  {spec['objective']:13s} {params:50s} {spec['pooler']:17s} seed={spec['seed']} "
               f"dropout={spec['dropout']} "
               f"dev={100 * record['metrics']['stsb_dev_spearman']:.2f} wall={record['timing']['total_seconds']:.0f}s "
               f"commit={(record['provenance']['commit'] or '?')[:10]}")
-    return 0
+    for message in broken:
+        print(f"error: {message}", file=sys.stderr)
+    return 1 if broken else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -236,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("datasets", nargs="*", help="dataset names of the registry (default: all, for verify)")
     p.set_defaults(func=cmd_data)
 
-    p = sub.add_parser("runs", help="list run records")
+    p = sub.add_parser("runs", help="list run records (a record that cannot be read is named on stderr, exit 1)")
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.set_defaults(func=cmd_runs)
     return parser

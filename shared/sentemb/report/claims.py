@@ -39,8 +39,17 @@ only practical choice, and different configurations have different seed variance
 directional, hence one-sided tests; "equal within a tolerance" needs an equivalence test (TOST), not a
 failed difference test.
 
-Edge cases: a comparison with fewer than 2 seeds on either side cannot be tested and is ``inconclusive``
-with "(1 seed)" in the detail. With zero variance on both sides (identical seeds, n >= 2) the t statistic
+Constants: a cell whose value has no seed variance (an untrained backbone evaluated in eval mode; the column
+``deterministic`` of a reproduced table, set by :func:`sentemb.report.reproduced.trace`) is a constant, not one seed:
+a seeded cell is compared with it by a one-sample t-test (``scipy.stats.ttest_1samp``, one-sided), and two
+constants are compared as numbers.
+
+Tolerances are in the units being compared: ``within`` takes ``tolerance`` (absolute) or ``tolerance_relative``
+(a fraction of the right cell's mean: |left - right| <= tolerance_relative * |mean(right)|, the mean treated as
+fixed), so a claim about time can be tested on another machine's time.
+
+Edge cases: a comparison with fewer than 2 seeds on a side that is not a constant cannot be tested and is
+``inconclusive`` with "(1 seed)" in the detail. With zero variance on both sides (identical seeds, n >= 2) the t statistic
 is undefined; the difference of the means decides: p = 0 if it lies strictly on the tested side, else 1
 (so an exact tie is inconclusive).
 
@@ -102,6 +111,8 @@ def load_claims(paper: str) -> list[dict]:
     for claim in data["claims"]:
         if claim.get("kind") not in KINDS or not claim.get("id") or not claim.get("text"):
             raise ConfigError(f"{path}: claim {claim.get('id')!r} needs id, text and kind in {KINDS}")
+        if claim["kind"] == "within" and ("tolerance" in claim) == ("tolerance_relative" in claim):
+            raise ConfigError(f"{path}: claim {claim['id']!r} (within) needs one of tolerance, tolerance_relative")
     return data["claims"]
 
 
@@ -145,22 +156,45 @@ def parse_values(values, value) -> list[float]:
     return [float(v) for v in str(values).split(";") if v.strip() != ""]
 
 
+class Constant(list):
+    """The value of a cell without seed variance (one value; see "Constants" above)."""
+
+
+def _is_constant(row: pd.Series) -> bool:
+    flag = row.get("deterministic")  # a bool, or "True"/"False" read back from a CSV; missing or NaN: seeded
+    return bool(flag) if isinstance(flag, (bool, np.bool_)) else str(flag).lower() == "true"
+
+
 def lookup_seeds(table: pd.DataFrame, ref: dict) -> list[float] | None:
-    """The per-seed values of the one row matching ``ref``; None when no row matches or it has no value."""
+    """The per-seed values of the one row matching ``ref`` (a :class:`Constant` for a deterministic cell); None when
+    no row matches or it has no value."""
     row = _match(table, ref)
     if row is None:
         return None
-    return parse_values(row.get("values"), row["value"]) or None
+    values = parse_values(row.get("values"), row["value"])
+    if not values:
+        return None
+    return Constant(values[:1]) if _is_constant(row) else values
+
+
+def _testable(sample: list[float]) -> bool:
+    return isinstance(sample, Constant) or len(sample) >= 2
 
 
 def welch_p(a: list[float], b: list[float], shift: float = 0.0) -> float:
     """One-sided Welch t-test p-value of H1: mean(a) - shift > mean(b) (both need >= 2 values).
 
-    Zero variance on both sides: p = 0 if mean(a) - shift > mean(b), else 1."""
+    Zero variance on both sides: p = 0 if mean(a) - shift > mean(b), else 1. A :class:`Constant` side is a known
+    value: the other side is tested against it with a one-sample t-test."""
+    constant_a, constant_b = isinstance(a, Constant), isinstance(b, Constant)
     a = np.asarray(a, dtype=float) - shift
     b = np.asarray(b, dtype=float)
     if np.var(a) == 0 and np.var(b) == 0:
         return 0.0 if a.mean() > b.mean() else 1.0
+    if constant_b and not constant_a:
+        return float(stats.ttest_1samp(a, b[0], alternative="greater").pvalue)
+    if constant_a and not constant_b:
+        return float(stats.ttest_1samp(b, a[0], alternative="less").pvalue)
     return float(stats.ttest_ind(a, b, equal_var=False, alternative="greater").pvalue)
 
 
@@ -183,7 +217,7 @@ def _evaluate_reported(claim: dict, values: list[float]) -> Verdict:
         detail = f"{left:g} > {right:g} + {margin:g}"
     elif kind == "within":
         left, right = values
-        tolerance = float(claim["tolerance"])
+        tolerance = _tolerance(claim, right)
         ok, effect = abs(left - right) <= tolerance, tolerance - abs(left - right)
         detail = f"|{left:g} - {right:g}| = {abs(left - right):.3g} <= {tolerance:g}"
     else:
@@ -196,8 +230,8 @@ def _evaluate_reported(claim: dict, values: list[float]) -> Verdict:
 
 
 def _one_seed(samples: list[list[float]], refs: list[dict]) -> str:
-    """Names of the claim's cells with fewer than 2 seeds, for the detail."""
-    return ", ".join(_label(ref) for ref, s in zip(refs, samples) if len(s) < 2)
+    """Names of the claim's cells with fewer than 2 seeds (constants excepted), for the detail."""
+    return ", ".join(_label(ref) for ref, s in zip(refs, samples) if not _testable(s))
 
 
 def _untestable_pair(claim: dict, left: list[float], right: list[float], text: str, effect: float, n: str,
@@ -208,36 +242,51 @@ def _untestable_pair(claim: dict, left: list[float], right: list[float], text: s
                    effect, None, n, test)
 
 
+def _tolerance(claim: dict, right_mean: float) -> float:
+    """A ``within`` claim's tolerance in the compared units (absolute, or relative to the right cell's mean)."""
+    if "tolerance_relative" in claim:
+        return float(claim["tolerance_relative"]) * abs(right_mean)
+    return float(claim["tolerance"])
+
+
+def _test_name(left: list[float], right: list[float], test: str) -> str:
+    if isinstance(left, Constant) != isinstance(right, Constant):
+        return test.replace("Welch", "one-sample t")
+    return test
+
+
 def _greater(claim: dict, left: list[float], right: list[float]) -> Verdict:
     """``greater`` on seeds: one-sided Welch test each way."""
     margin = float(claim.get("margin", 0.0))
     effect = float(np.mean(left) - np.mean(right) - margin)
     n = f"{len(left)} vs {len(right)}"
     text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {margin:g} (diff {_g(effect + margin, '+')})"
-    if min(len(left), len(right)) < 2:
-        return _untestable_pair(claim, left, right, text, effect, n, "Welch one-sided")
+    test = _test_name(left, right, "Welch one-sided")
+    if not (_testable(left) and _testable(right)):
+        return _untestable_pair(claim, left, right, text, effect, n, test)
     p_for, p_against = welch_p(left, right, margin), welch_p(right, left, -margin)
     status, p = ("holds", p_for) if p_for < ALPHA else ("fails", p_against) if p_against < ALPHA \
         else ("inconclusive", p_for)
     detail = f"{text}: p={_fmt_p(p_for)} for, p={_fmt_p(p_against)} against"
-    return Verdict(claim["id"], status, detail, effect, p, n, "Welch one-sided")
+    return Verdict(claim["id"], status, detail, effect, p, n, test)
 
 
 def _within(claim: dict, left: list[float], right: list[float]) -> Verdict:
     """``within`` on seeds: TOST (two one-sided Welch tests) for equivalence, one-sided Welch for a gap."""
-    tolerance = float(claim["tolerance"])
+    tolerance = _tolerance(claim, float(np.mean(right)))
     diff = float(np.mean(left) - np.mean(right))
     effect = tolerance - abs(diff)
     n = f"{len(left)} vs {len(right)}"
     text = f"|{_g(np.mean(left))} - {_g(np.mean(right))}| = {_g(abs(diff))} <= {tolerance:g}"
-    if min(len(left), len(right)) < 2:
-        return _untestable_pair(claim, left, right, text, effect, n, "TOST (Welch)")
+    test = _test_name(left, right, "TOST (Welch)")
+    if not (_testable(left) and _testable(right)):
+        return _untestable_pair(claim, left, right, text, effect, n, test)
     p_tost = max(welch_p(left, right, -tolerance), welch_p(right, left, -tolerance))
     p_gap = min(welch_p(left, right, tolerance), welch_p(right, left, tolerance))
     status, p = ("holds", p_tost) if p_tost < ALPHA else ("fails", p_gap) if p_gap < ALPHA \
         else ("inconclusive", p_tost)
-    detail = f"{text}: TOST p={_fmt_p(p_tost)}, p={_fmt_p(p_gap)} for |diff| > {tolerance:g}"
-    return Verdict(claim["id"], status, detail, effect, p, n, "TOST (Welch)")
+    detail = f"{text}: TOST p={_fmt_p(p_tost)}, p={_fmt_p(p_gap)} for |diff| > {tolerance:.4g}"
+    return Verdict(claim["id"], status, detail, effect, p, n, test)
 
 
 def _runner_up_text(expect_ref, expect, other_ref, other, lead: float, p: float | None) -> str:
@@ -245,7 +294,7 @@ def _runner_up_text(expect_ref, expect, other_ref, other, lead: float, p: float 
     where = (f"runner-up {_label(other_ref)} ({_g(np.mean(other))}, n={len(other)}) vs {_label(expect_ref)} "
              f"({_g(np.mean(expect))}, n={len(expect)}): lead {_g(lead, '+')}")
     if p is None:
-        return f"{where}, 1 seed: not separable"
+        return f"{where}, 1 seed: not separable"  # (a constant counts as testable)
     return f"{where}, p={_fmt_p(p)}: {'separable' if p < ALPHA else 'not separable'}"
 
 
@@ -259,7 +308,7 @@ def _argbest(claim: dict, samples: list[list[float]]) -> Verdict:
     def better(a, b):  # p of H1: a is better than b in the claim's direction
         return welch_p(a, b) if sign > 0 else welch_p(b, a)
 
-    testable = [len(expect) >= 2 and len(o) >= 2 for o in others]
+    testable = [_testable(expect) and _testable(o) for o in others]
     p_win = [better(expect, o) if t else None for o, t in zip(others, testable)]
     p_lose = [better(o, expect) if t else None for o, t in zip(others, testable)]
     runner = max(range(k), key=lambda i: sign * np.mean(others[i]))
@@ -331,6 +380,14 @@ def from_reproduced(reproduced: pd.DataFrame) -> pd.DataFrame:
     if "metric" not in out:
         out["metric"] = ""
     return out[out["row"].fillna("") != ""]
+
+
+def for_csv(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts as written to ``claims.csv``: p-values in 3 significant digits (``%.4f`` showed p = 2.31e-05 as
+    0.0000)."""
+    out = verdicts.copy()
+    out["p_value"] = [_fmt_p(p) if pd.notna(p) else "" for p in out["p_value"]]
+    return out
 
 
 def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[str]:

@@ -15,7 +15,16 @@ import statistics
 
 import pandas as pd
 
-TRACE_COLUMNS = ["profile", "backbone_used", "run_id", "seed", "commit", "data_fingerprint", "wall_seconds"]
+TRACE_COLUMNS = ["profile", "backbone_used", "run_id", "seed", "commit", "data_fingerprint", "wall_seconds",
+                 "deterministic"]
+SEED_DEPENDENT_BACKBONES = ("tiny-random-bert",)  # built from the seed: even untrained, its numbers vary by seed
+
+
+def deterministic(record: dict) -> bool:
+    """Whether the record's numbers have no seed variance: an untrained pretrained backbone evaluated in eval mode
+    (claims compare against it as a constant, :mod:`sentemb.report.claims`)."""
+    spec = record["spec"]
+    return spec["objective"] == "none" and spec["backbone"] not in SEED_DEPENDENT_BACKBONES
 
 
 def data_fingerprint(record: dict) -> str:
@@ -29,6 +38,7 @@ def trace(record: dict) -> dict:
         "profile": record["profile"], "backbone_used": record["spec"]["backbone"], "run_id": record["run_id"],
         "seed": record["spec"]["seed"], "commit": (record["provenance"]["commit"] or "")[:12],
         "data_fingerprint": data_fingerprint(record), "wall_seconds": round(record["timing"]["total_seconds"], 1),
+        "deterministic": deterministic(record),
     }
 
 
@@ -78,6 +88,8 @@ def aggregate_seeds(per_seed: pd.DataFrame, extra: tuple[str, ...] = ()) -> pd.D
                    commits=_joined(dict.fromkeys(group["commit"])),
                    data_fingerprints=_joined(dict.fromkeys(group["data_fingerprint"])),
                    wall_seconds=round(float(group["wall_seconds"].sum()), 1))
+        if "deterministic" in group:
+            row["deterministic"] = bool(group["deterministic"].astype(bool).all())
         for column in extra:
             row[column] = _joined(group[column])
         rows.append(row)

@@ -28,10 +28,9 @@ from sentemb import settings
 from sentemb.atomic import atomic_write_text
 from sentemb.data.files import track_reads
 from sentemb.data.sts import load_task
-from sentemb.errors import SentembError
 from sentemb.evaluate.sts import correlations, pair_scores
 from sentemb.models.encoder import SentenceEncoder
-from sentemb.runs import provenance
+from sentemb.runs import provenance, store
 from sentemb.runs.execute import ENCODE_BATCH, NotRun, _dev_evaluator, _training_rows
 from sentemb.spec import RunSpec
 from sentemb.train.loop import prepare_objective, train
@@ -50,13 +49,10 @@ def derived_path(profile: str, ident: str) -> Path:
     return settings.results_root() / "runs" / profile / "derived" / f"{ident}.json"
 
 
-def _load(path: Path) -> dict | None:
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SentembError(f"derived record {path} is not valid JSON ({exc}).\n  Fix: delete it to recompute it.") from exc
+def _load(path: Path, run_missing: bool) -> dict | None:
+    """The derived record in ``path``; a broken one raises (naming the file and the fix), or, when it may be
+    computed again, is moved aside with a warning (:func:`sentemb.runs.store.read`)."""
+    return store.read(path, "recompute" if run_missing else "raise", kind="derived record")
 
 
 def _stsb_dev(encoder: SentenceEncoder, synthetic: bool) -> float:
@@ -97,7 +93,7 @@ def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis,
     files it reads are hashed into the record."""
     ident = derived_id(record["run_id"], analysis, params)
     path = derived_path(record["profile"], ident)
-    existing = _load(path)
+    existing = _load(path, run_missing)
     if existing is not None:
         return existing
     if not run_missing:

@@ -87,7 +87,7 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -
 
 
 def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, device: str | None = None) -> dict:
-    record = store.load(spec.profile, spec.run_id)
+    record = store.load(spec.profile, spec.run_id, on_broken="recompute" if run_missing else "raise")
     if record is not None:
         if record.get("spec") != spec.as_dict():
             raise SentembError(f"run record {store.record_path(spec.profile, spec.run_id)} does not hold the spec of "

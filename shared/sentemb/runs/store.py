@@ -1,13 +1,19 @@
 """Run records: ``<results>/runs/<profile>/<run_id>.json``, written atomically.
 
 A record is written once, when its run has finished; a crashed run leaves no file (and no partial
-file: the JSON goes to a temporary name and is renamed). A record that cannot be read is never
-overwritten silently: the error says which file and how to recover.
+file: the JSON goes to a temporary name and is renamed). A record that cannot be read (truncated, corrupt, another
+run's) is never overwritten silently. Every reader goes through :func:`read`, which names the file and the fix:
+
+- ``on_broken="raise"`` (reports, ``--no-run``): a :class:`BrokenRecord` error;
+- ``on_broken="recompute"`` (the run command): a warning on stderr saying which file is broken and that its run will
+  be computed again; the file is first moved aside to ``<name>.broken`` (kept for inspection, never overwritten),
+  and the record counts as missing.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from sentemb import settings
@@ -15,31 +21,51 @@ from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
 SCHEMA_VERSION = 2
+ON_BROKEN = ("raise", "recompute")
+
+
+class BrokenRecord(SentembError):
+    """A record file that cannot be read as the record it should be."""
 
 
 def record_path(profile: str, run_id: str) -> Path:
     return settings.results_root() / "runs" / profile / f"{run_id}.json"
 
 
-def load(profile: str, run_id: str) -> dict | None:
-    path = record_path(profile, run_id)
+def read(path: Path, on_broken: str = "raise", expected_id: str | None = None, kind: str = "run record") -> dict | None:
+    """The JSON record in ``path`` (None if there is none); a broken one is handled as ``on_broken`` says."""
+    if on_broken not in ON_BROKEN:
+        raise ValueError(f"on_broken is one of {ON_BROKEN}, got {on_broken!r}")
     if not path.is_file():
         return None
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SentembError(
-            f"run record {path} is not valid JSON ({exc}).\n  Fix: inspect it; delete it to re-run that spec."
-        ) from exc
-    if record.get("run_id") != run_id:
-        raise SentembError(f"run record {path} holds run_id {record.get('run_id')!r}; delete it to re-run")
+        if not isinstance(record, dict):
+            raise ValueError("not a JSON object")
+        if expected_id is not None and record.get("run_id") != expected_id:
+            raise ValueError(f"it holds run_id {record.get('run_id')!r}, not {expected_id!r}")
+    except (ValueError, UnicodeDecodeError) as exc:  # json.JSONDecodeError is a ValueError
+        if on_broken == "raise":
+            raise BrokenRecord(f"{kind} {path} cannot be read ({exc}).\n  Fix: inspect it, then delete it; the next "
+                               "run computes it again.") from exc
+        aside = path.with_name(path.name + ".broken")
+        path.replace(aside)
+        print(f"warning: {kind} {path} cannot be read ({exc}); moved to {aside.name}, and it will be computed again",
+              file=sys.stderr, flush=True)
+        return None
     return record
+
+
+def load(profile: str, run_id: str, on_broken: str = "raise") -> dict | None:
+    return read(record_path(profile, run_id), on_broken, expected_id=run_id)
 
 
 def save(record: dict) -> Path:
     return atomic_write_text(record_path(record["profile"], record["run_id"]), json.dumps(record, indent=1) + "\n")
 
 
-def all_records(profile: str) -> list[dict]:
+def all_records(profile: str, on_broken: str = "raise") -> list[dict]:
+    """Every readable record of ``profile``, in file-name order (broken ones: see :func:`read`)."""
     folder = settings.results_root() / "runs" / profile
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    records = [read(p, on_broken, expected_id=p.stem) for p in sorted(folder.glob("*.json"))]
+    return [r for r in records if r is not None]
