@@ -64,3 +64,51 @@ def test_run_mteb_passes_the_batch_size_and_unloads_each_task(monkeypatch):
     (task, encode_kwargs), = seen
     assert encode_kwargs == {"batch_size": 5}
     assert not task.data_loaded and task.dataset is None  # memory bounded by one task
+
+
+# Rows, characters and labels as the mirror's README states them (checked there against mteb 2.26.24's statistics).
+NEW_CLASSIFICATION = {
+    "AmazonCounterfactualClassification": ({"train": 4018, "validation": 335, "test": 670}, 71118, 2),
+    "TweetSentimentExtractionClassification": ({"train": 27481, "test": 3534}, 239476, 3),
+    "MassiveIntentClassification": ({"train": 11514, "validation": 2033, "test": 2974}, 102785, None),
+    "MassiveScenarioClassification": ({"train": 11514, "validation": 2033, "test": 2974}, 102785, 18),
+}
+
+
+@needs_mirror
+@pytest.mark.parametrize("name", NEW_CLASSIFICATION)
+def test_the_added_classification_tasks_load_as_the_mirror_readme_says(name):
+    from sentemb.data.mteb_mirror import MIRROR_TASKS, load_mirror_task
+
+    rows, test_chars, n_labels = NEW_CLASSIFICATION[name]
+    data = load_mirror_task(name)
+    data = data["en"] if "en" in data else data  # the multilingual tasks: their English subset
+    assert name in MIRROR_TASKS
+    assert {split: len(d) for split, d in data.items()} == rows
+    assert sum(len(t) for t in data["test"]["text"]) == test_chars
+    if n_labels is not None:
+        assert len(set(data["test"]["label"])) == n_labels
+
+
+@needs_mirror
+def test_tweet_and_amazon_labels_match_the_readme_counts():
+    from collections import Counter
+
+    from sentemb.data.mteb_mirror import load_mirror_task
+
+    tweet = Counter(load_mirror_task("TweetSentimentExtractionClassification")["test"]["label"])
+    assert tweet == {1: 1430, 2: 1103, 0: 1001}  # neutral, positive, negative
+    amazon = Counter(load_mirror_task("AmazonCounterfactualClassification")["en"]["test"]["label"])
+    assert amazon == {0: 539, 1: 131}
+    scenario = load_mirror_task("MassiveScenarioClassification")["en"]["test"]["label"]
+    assert "iot" in scenario and all("_" not in label for label in scenario)
+
+
+def test_a_claim_is_testable_when_its_category_has_an_offline_task(monkeypatch):
+    from papers.noncontrastive import report
+
+    monkeypatch.setitem(report.OFFLINE_TASKS, "PairClass.", ["SprintDuplicateQuestions"])
+    reasons = report.not_testable()
+    assert "shuffle-beats-dropout-pairclass-bert-bt" not in reasons
+    assert reasons["roberta-bt-dropout-beats-simcse-clustering"] == "no Clust. task of Table 4 runs offline"
+    assert reasons["supervised-wikiauto-best-retrieval"].startswith("WikiAuto is not offline")
