@@ -112,3 +112,17 @@ def test_a_claim_is_testable_when_its_category_has_an_offline_task(monkeypatch):
     assert "shuffle-beats-dropout-pairclass-bert-bt" not in reasons
     assert reasons["roberta-bt-dropout-beats-simcse-clustering"] == "no Clust. task of Table 4 runs offline"
     assert reasons["supervised-wikiauto-best-retrieval"].startswith("WikiAuto is not offline")
+
+
+@needs_mirror
+@pytest.mark.parametrize("name, docs, chars, queries, judgements", [
+    ("SciFact", 5183, 7771451, 300, 339), ("NFCorpus", 3633, 5779318, 323, 12334)])
+def test_the_retrieval_tasks_load_as_the_mirror_readme_says(name, docs, chars, queries, judgements):
+    from sentemb.data.mteb_mirror import load_mirror_task
+
+    split = load_mirror_task(name)["default"]["test"]
+    corpus = split["corpus"]
+    assert len(corpus) == len(set(corpus["id"])) == docs
+    assert sum(len((t + " " + x).strip()) for t, x in zip(corpus["title"], corpus["text"])) == chars  # mteb's string
+    assert len(split["queries"]) == queries == len(split["relevant_docs"])
+    assert sum(len(d) for d in split["relevant_docs"].values()) == judgements

@@ -5,14 +5,15 @@ from its best checkpoint; :mod:`sentemb.runs.derived`).
 
 - MTEB through the archive's adapter (:mod:`sentemb.evaluate.mteb_adapter`, the official ``mteb`` task objects of
   ``MTEB(eng, v1)``): offline, the tasks the archive reads from the mirror (``sentemb.data.mteb_mirror.MIRROR_TASKS``:
-  9 STS and 6 classification tasks); the other tasks of Table 4's 56 are reported as not run, with why.
+  9 STS, 6 classification and 2 retrieval tasks); the other tasks of Table 4's 56 are reported as not run, with why.
 - Alignment and uniformity (Wang & Isola, 2020; Table 6's last two columns) on STS-B test: alignment over the pairs
   rated above 4, uniformity over all its sentences (:func:`sentemb.analysis.stsb.align_uniform`).
 - The cosine similarity of every STS-B test pair (Figure 4 bins them by gold rating).
 
 Every embedding of one record is computed at one precision, ``MTEB_PRECISION[profile]``: bf16 autocast on the small
 profile (with the first 11 tasks a model's record took ~85 s on 2 cores with avx512_bf16, ~80 s of it MTEB; in fp32
-about 130 s; the 4 classification tasks added since are not timed yet), fp32 otherwise. On the
+about 130 s; the 6 tasks added since are not timed on MiniLM yet: on the tiny
+random BERT of the smoke profile SciFact alone takes ~75 s here, most of it its 5,183 long documents), fp32 otherwise. On the
 untrained all-MiniLM-L6-v2 ([CLS]) the 11-task average moves from 70.230 (fp32) to 70.228 (bf16).
 """
 

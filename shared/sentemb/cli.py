@@ -179,23 +179,30 @@ def cmd_data(args) -> int:
     return 1 if failures else 0
 
 
+def _run_line(record: dict) -> str:
+    """One line of ``runs``: id, objective and parameters, pooler, seed, dropout, dev Spearman, wall time, commit."""
+    spec = record["spec"]
+    params = ",".join(f"{k}={v}" for k, v in spec["objective_params"].items())
+    return (f"{record['run_id']}  {spec['objective']:13s} {params:50s} {spec['pooler']:17s} seed={spec['seed']} "
+            f"dropout={spec['dropout']} "
+            f"dev={100 * record['metrics']['stsb_dev_spearman']:.2f} wall={record['timing']['total_seconds']:.0f}s "
+            f"commit={(record['provenance']['commit'] or '?')[:10]}")
+
+
 def cmd_runs(args) -> int:
+    """List every readable record; name each broken one on stderr (after the list) and then exit 1."""
     from sentemb import settings
-    from sentemb.runs.store import BrokenRecord, read
+    from sentemb.runs.store import BrokenRecord, read, record_files
 
     broken = []
-    for path in sorted((settings.results_root() / "runs" / args.profile).glob("*.json")):
+    for path in record_files(settings.results_root() / "runs" / args.profile):
         try:
-            record = read(path, expected_id=path.stem)
+            print(_run_line(read(path, expected_id=path.stem)))
         except BrokenRecord as exc:
             broken.append(str(exc))
-            continue
-        spec = record["spec"]
-        params = ",".join(f"{k}={v}" for k, v in spec["objective_params"].items())
-        print(f"{record['run_id']}  {spec['objective']:13s} {params:50s} {spec['pooler']:17s} seed={spec['seed']} "
-              f"dropout={spec['dropout']} "
-              f"dev={100 * record['metrics']['stsb_dev_spearman']:.2f} wall={record['timing']['total_seconds']:.0f}s "
-              f"commit={(record['provenance']['commit'] or '?')[:10]}")
+        except (KeyError, TypeError, ValueError) as exc:  # JSON, but not a record's fields
+            broken.append(f"run record {path} is not a complete record ({type(exc).__name__}: {exc}).\n"
+                          "  Fix: inspect it, then delete it; the next run computes it again.")
     for message in broken:
         print(f"error: {message}", file=sys.stderr)
     return 1 if broken else 0
@@ -226,7 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "default results/evaluations/<model>__<pooler>.json")
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("run", help="run or load a paper's experiment grid")
+    p = sub.add_parser("run", help="run or load a paper's experiment grid",
+                       description="Run (or load) the records of a paper's grid. A record file of the profile that "
+                       "cannot be read (truncated, corrupt) is named on stderr, moved aside to <name>.broken (kept) "
+                       "and its run computed again; with --no-run it is an error naming the file (exit 2).")
     p.add_argument("--paper", required=True, choices=PAPERS)
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.add_argument("--only", default=None, help="comma-separated run names of the grid")
@@ -248,7 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("datasets", nargs="*", help="dataset names of the registry (default: all, for verify)")
     p.set_defaults(func=cmd_data)
 
-    p = sub.add_parser("runs", help="list run records (a record that cannot be read is named on stderr, exit 1)")
+    p = sub.add_parser("runs", help="list run records (a record that cannot be read is named on stderr, exit 1)",
+                       description="List the run records of a profile, one line each. A record file that cannot be "
+                       "read (truncated, corrupt, not a complete record) is not listed: it is named on stderr with "
+                       "the fix (delete it; 'run' computes it again), and the exit status is 1. Exit 0: every "
+                       "record was read.")
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.set_defaults(func=cmd_runs)
     return parser

@@ -1,4 +1,4 @@
-"""The offline mirror's data for 15 MTEB tasks, in the form the official ``mteb`` task objects expect.
+"""The offline mirror's data for 17 MTEB tasks, in the form the official ``mteb`` task objects expect.
 
 Online, ``mteb`` downloads each task's dataset from the Hugging Face hub itself. Offline, these loaders build the
 same ``datasets.DatasetDict`` from ``$SENTEMB_DATA/mteb/`` (see its README) and from SentEval's copies, and the
@@ -15,15 +15,20 @@ adapter injects them into the official task objects. Every file is sha256-checke
   says (``$SENTEMB_DATA/mteb/README.md``: pandas' CSV quoting for AmazonCounterfactual; TweetSentimentExtraction's
   train is the rows after the 3,534 test rows that head its file, plus the one empty-text row the source dropped;
   Massive's label is the intent name, its scenario the name's first part).
-- Not here: the mirror's SciFact and NFCorpus retrieval data (the retrieval tasks need mteb's corpus/query/qrels
-  format; they are reported as not run until that loader is written).
+- Retrieval tasks (SciFact, NFCorpus): mteb's ``RetrievalSplitData`` under subset "default", split "test": a
+  corpus (id, title, text; mteb embeds ``title + " " + text``), the queries that have relevance judgements (id,
+  text) and the judgements {query id: {document id: score}}. SciFact's abstracts are stored as the printed repr of
+  an array of sentences: the string literals are read with ``tokenize`` + ``ast.literal_eval`` and joined by spaces;
+  its queries are the distinct claims of ``claims_validation.csv`` and its judgements every cited document (score 1).
 """
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
+import tokenize
 
 from sentemb.data.files import read_text
 from sentemb.data.sts import STS_SUBSETS, read_gold_pairs
@@ -143,12 +148,58 @@ def _massive(scenario: bool):
     return {"en": DatasetDict(splits)}
 
 
+def _retrieval(corpus: dict[str, tuple[str, str]], queries: dict[str, str], qrels: dict[str, dict[str, int]]):
+    from datasets import Dataset
+
+    kept = [q for q in queries if q in qrels]
+    split = {"corpus": Dataset.from_dict({"id": list(corpus), "title": [t for t, _ in corpus.values()],
+                                          "text": [x for _, x in corpus.values()]}),
+             "queries": Dataset.from_dict({"id": kept, "text": [queries[q] for q in kept]}),
+             "relevant_docs": {q: qrels[q] for q in kept}, "top_ranked": None}
+    return {"default": {"test": split}}
+
+
+def _string_literals(printed: str) -> list[str]:
+    """The Python string literals in a printed numpy array of strings (SciFact's abstracts)."""
+    tokens = tokenize.generate_tokens(io.StringIO(printed).readline)
+    return [ast.literal_eval(t.string) for t in tokens if t.type == tokenize.STRING]
+
+
+def _scifact():
+    import pandas as pd
+
+    docs = pd.read_csv(io.StringIO(read_text("mteb/SciFact/corpus_train.csv")), keep_default_na=False, dtype=str)
+    corpus = {d: (t, " ".join(s.strip() for s in _string_literals(a)))
+              for d, t, a in zip(docs["doc_id"], docs["title"], docs["abstract"])}
+    claims = pd.read_csv(io.StringIO(read_text("mteb/SciFact/claims_validation.csv")), keep_default_na=False,
+                         dtype=str)
+    queries, qrels = {}, {}
+    for query, claim, cited in zip(claims["id"], claims["claim"], claims["cited_doc_ids"]):
+        queries.setdefault(query, claim)
+        for doc in cited.strip("[]").replace(",", " ").split():
+            qrels.setdefault(query, {})[doc] = 1
+    return _retrieval(corpus, queries, qrels)
+
+
+def _nfcorpus():
+    docs = [json.loads(line) for line in read_text("mteb/NFCorpus/corpus_human.jsonl").splitlines() if line.strip()]
+    queries = [json.loads(line) for line in read_text("mteb/NFCorpus/queries.jsonl").splitlines() if line.strip()]
+    qrels = {}
+    for line in read_text("mteb/NFCorpus/qrels_test.tsv").splitlines()[1:]:
+        if line.strip():
+            query, doc, score = line.split("\t")
+            qrels.setdefault(query, {})[doc] = int(score)
+    return _retrieval({d["_id"]: (d.get("title", ""), d["text"]) for d in docs},
+                      {q["_id"]: q["text"] for q in queries}, qrels)
+
+
 LOADERS = {"BIOSSES": _biosses, "STS17": _sts17, "STSBenchmark": _stsb, "SICK-R": _sickr,
            "Banking77Classification": _banking77, "EmotionClassification": _emotion,
            "AmazonCounterfactualClassification": _amazon_counterfactual,
            "TweetSentimentExtractionClassification": _tweet_sentiment,
            "MassiveIntentClassification": lambda: _massive(scenario=False),
            "MassiveScenarioClassification": lambda: _massive(scenario=True),
+           "SciFact": _scifact, "NFCorpus": _nfcorpus,
            **{t: (lambda t=t: _senteval_year(t)) for t in STS_SUBSETS}}
 
 

@@ -150,7 +150,7 @@ def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Seque
     for name in tasks:
         if _offline() and name not in MIRROR_TASKS:
             in_mirror = (settings.data_root() / "mteb" / name).is_dir()
-            reason = ("the offline mirror has its files, but the archive has no loader for them yet" if in_mirror
+            reason = ("the offline mirror has its files, but the archive has no loader for them" if in_mirror
                       else "data unavailable: not in the offline mirror")
             results[name] = {"status": "not run", "reason": reason, "category": TABLE4_TASKS.get(name)}
             continue

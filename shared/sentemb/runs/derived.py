@@ -52,7 +52,8 @@ def derived_path(profile: str, ident: str) -> Path:
 def _load(path: Path, run_missing: bool) -> dict | None:
     """The derived record in ``path``; a broken one raises (naming the file and the fix), or, when it may be
     computed again, is moved aside with a warning (:func:`sentemb.runs.store.read`)."""
-    return store.read(path, "recompute" if run_missing else "raise", kind="derived record")
+    return store.read(path, "recompute" if run_missing else "raise", expected_id=path.stem, kind="derived record",
+                      id_key="derived_id")
 
 
 def _stsb_dev(encoder: SentenceEncoder, synthetic: bool) -> float:

@@ -6,8 +6,11 @@ run's) is never overwritten silently. Every reader goes through :func:`read`, wh
 
 - ``on_broken="raise"`` (reports, ``--no-run``): a :class:`BrokenRecord` error;
 - ``on_broken="recompute"`` (the run command): a warning on stderr saying which file is broken and that its run will
-  be computed again; the file is first moved aside to ``<name>.broken`` (kept for inspection, never overwritten),
-  and the record counts as missing.
+  be computed again; the file is first moved aside to ``<name>.broken`` (``.broken.1``, ... when that exists: kept
+  for inspection, never overwritten), and the record counts as missing.
+
+Hidden files (``.<name>.<pid>.tmp.json``: :mod:`sentemb.atomic`'s file being written, or one left by a killed
+writer) are not records: no reader lists, flags or moves them.
 """
 
 from __future__ import annotations
@@ -32,8 +35,25 @@ def record_path(profile: str, run_id: str) -> Path:
     return settings.results_root() / "runs" / profile / f"{run_id}.json"
 
 
-def read(path: Path, on_broken: str = "raise", expected_id: str | None = None, kind: str = "run record") -> dict | None:
-    """The JSON record in ``path`` (None if there is none); a broken one is handled as ``on_broken`` says."""
+def record_files(folder: Path) -> list[Path]:
+    """The record files in ``folder``, by name: ``*.json`` but not hidden files (an atomic write in progress)."""
+    return [p for p in sorted(folder.glob("*.json")) if not p.name.startswith(".")]
+
+
+def _aside(path: Path) -> Path:
+    """A free name next to ``path`` for keeping it: ``<name>.broken``, else ``<name>.broken.1``, ..."""
+    aside, n = path.with_name(path.name + ".broken"), 0
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.broken.{n}")
+    return aside
+
+
+def read(path: Path, on_broken: str = "raise", expected_id: str | None = None, kind: str = "run record",
+         id_key: str = "run_id") -> dict | None:
+    """The JSON record in ``path`` (None if there is none); a broken one is handled as ``on_broken`` says.
+
+    Broken: not readable as UTF-8 JSON, not a JSON object, or (with ``expected_id``) its ``id_key`` is not that id."""
     if on_broken not in ON_BROKEN:
         raise ValueError(f"on_broken is one of {ON_BROKEN}, got {on_broken!r}")
     if not path.is_file():
@@ -42,16 +62,16 @@ def read(path: Path, on_broken: str = "raise", expected_id: str | None = None, k
         record = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(record, dict):
             raise ValueError("not a JSON object")
-        if expected_id is not None and record.get("run_id") != expected_id:
-            raise ValueError(f"it holds run_id {record.get('run_id')!r}, not {expected_id!r}")
-    except (ValueError, UnicodeDecodeError) as exc:  # json.JSONDecodeError is a ValueError
+        if expected_id is not None and record.get(id_key) != expected_id:
+            raise ValueError(f"it holds {id_key} {record.get(id_key)!r}, not {expected_id!r}")
+    except (OSError, ValueError) as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
         if on_broken == "raise":
             raise BrokenRecord(f"{kind} {path} cannot be read ({exc}).\n  Fix: inspect it, then delete it; the next "
                                "run computes it again.") from exc
-        aside = path.with_name(path.name + ".broken")
+        aside = _aside(path)
         path.replace(aside)
-        print(f"warning: {kind} {path} cannot be read ({exc}); moved to {aside.name}, and it will be computed again",
-              file=sys.stderr, flush=True)
+        print(f"warning: {kind} {path} cannot be read ({exc}); moved aside to {aside.name} (kept for inspection); "
+              "it counts as missing and will be computed again", file=sys.stderr, flush=True)
         return None
     return record
 
@@ -67,5 +87,5 @@ def save(record: dict) -> Path:
 def all_records(profile: str, on_broken: str = "raise") -> list[dict]:
     """Every readable record of ``profile``, in file-name order (broken ones: see :func:`read`)."""
     folder = settings.results_root() / "runs" / profile
-    records = [read(p, on_broken, expected_id=p.stem) for p in sorted(folder.glob("*.json"))]
+    records = [read(p, on_broken, expected_id=p.stem) for p in record_files(folder)]
     return [r for r in records if r is not None]
