@@ -49,7 +49,7 @@ def test_small_grid_without_records_is_the_scans_first_proposals():
         {"vicreg/dropout_0.1/0", "vicreg/shuffle_0.3/0", "simcse"}  # SMAC proposes one trial at a time
     bt = runs["bt/dropout_0.1/0"][0]
     assert (bt.objective, bt.steps, bt.batch_size, bt.eval_every, bt.precision, bt.final_eval) == \
-        ("barlow_twins", 60, 64, 20, "bf16", "stsb_dev")
+        ("barlow_twins", 60, 64, 20, "fp32", "stsb_dev")
     assert bt.objective_params["projector_width"] == 2048 and bt.dropout == 0.1 and bt.pooler == "cls_before_pooler"
     shuffle = runs["bt/shuffle_0.3/0"][0]
     assert shuffle.dropout is None and shuffle.objective_params["augmentation"] == "shuffle"

@@ -436,7 +436,7 @@ def test_the_small_profile_grid_seeds_and_shares_runs():
     for name, specs in small.items():
         assert [s.seed for s in specs] == ([42, 43, 44] if name in HEADLINE else [42])
     unsup = small["unsup"][0]
-    assert unsup.precision == "bf16" and unsup.eval_precision == "fp32" and unsup.steps == 60
+    assert unsup.precision == "fp32" and unsup.eval_precision == "fp32" and unsup.steps == 60
     assert unsup.trajectory_every is None and unsup.train_data == "wiki_sentences_combined"
     ids = [s.run_id for specs in small.values() for s in specs]
     assert len(ids) == len(set(ids)) == 20
