@@ -412,7 +412,7 @@ def test_the_grid_run_ids_are_the_committed_records():
     small-profile records must be exactly the grid's (regenerate them, never rename or edit them)."""
     from papers.simcse.experiments import grid
 
-    require_committed_small_records([spec.run_id for specs in grid("small").values() for spec in specs])
+    require_committed_small_records("simcse", [spec.run_id for specs in grid("small").values() for spec in specs])
 
 
 

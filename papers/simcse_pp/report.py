@@ -240,8 +240,9 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
 
 
 def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
-    """Seconds per training step (forward, backward, optimiser; batch 64, bf16 on this machine) of the Table 3
-    runs, sentences per second, and one epoch of wiki1m (10^6 sentences, 15,625 steps) extrapolated in minutes."""
+    """Seconds per training step (forward, backward, optimiser; batch 64, at the records' training precision, on the
+    machine that trained them) of the Table 3 runs, sentences per second, and one epoch of wiki1m (10^6 sentences,
+    15,625 steps) extrapolated in minutes."""
     per_seed = []
     for name in HEADLINE:
         label, _ = TABLE3_ROWS[name]
@@ -254,8 +255,9 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
                                           ("sentences per second", t["rows_per_second"], "sentences/s")):
                 per_seed.append({"paper": PAPER, "table": "Table 6", "row": label, "run": name, "reported_group": "",
                                  "reported_row": reported_row if column == "Training Time" else "", "column": column,
-                                 "split": "", "aggregation": "", "metric": metric, "value": value, **trace(record)})
-    cells = aggregate_seeds(pd.DataFrame(per_seed))
+                                 "split": "", "aggregation": "", "metric": metric, "value": value,
+                                 "precision": record["spec"]["precision"], **trace(record)})
+    cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("precision",))
     return join(cells, load_reported(PAPER, "table6"))
 
 
@@ -353,7 +355,9 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
         for _, r in t5.iterrows():
             lines.append(f"| {r['row']} | {r['reported']:.2f} | {mean_std(r)} | {r['delta']:+.2f} |")
     t6 = tables["table6"]
-    lines += ["", "| Table 6 (this machine, bf16, batch 64) | s/step | sentences/s | 1 epoch of wiki1m (min) | reported (min) |",
+    precision = ", ".join(sorted({p for joined in t6.get("precision", []) for p in str(joined).split(";")}))
+    lines += ["", f"| Table 6 (this machine, {precision}, batch 64) | s/step | sentences/s | 1 epoch of wiki1m (min) | "
+              "reported (min) |",
               "|---|---|---|---|---|"]
     for row, group in t6.groupby("row", sort=False):
         cells = group.set_index("column")
