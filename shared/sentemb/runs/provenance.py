@@ -1,4 +1,10 @@
-"""Provenance of a run: code (commit, dirty flag), environment (versions, device, threads), time."""
+"""Provenance of a run: code (commit, dirty flag), environment (versions, device, threads), time.
+
+``dirty`` says whether the code that computes differs from ``commit``: a tracked file modified outside the outputs
+and the prose. A regeneration writes tracked outputs as it goes (one paper's executed notebook, tables and figures
+before the next paper's records), and those must not mark the later records as made by uncommitted code; untracked
+files (new records) do not count either.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,8 @@ import torch
 
 from sentemb import settings
 
+# Tracked paths that are outputs or prose, not code (git pathspecs relative to the repository root).
+NOT_CODE = ("results", "figures", "notebooks/*.ipynb", "*.md")
 PACKAGES = ("torch", "transformers", "tokenizers", "numpy", "scipy", "pandas", "sentemb")
 
 
@@ -38,6 +46,13 @@ def device_description(device: torch.device) -> str:
     return f"cpu: {_cpu_name()}"
 
 
+def code_is_dirty() -> bool | None:
+    """Whether a tracked file other than outputs and prose (``NOT_CODE``) differs from HEAD; None without git."""
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                  *(f":(exclude){pattern}" for pattern in NOT_CODE))
+    return None if status is None else bool(status)
+
+
 def collect(device: torch.device) -> dict:
     versions = {}
     for name in PACKAGES:
@@ -45,10 +60,9 @@ def collect(device: torch.device) -> dict:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
-    status = _git("status", "--porcelain", "--untracked-files=no")
     return {
         "commit": _git("rev-parse", "HEAD"),
-        "dirty": None if status is None else bool(status),
+        "dirty": code_is_dirty(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "packages": versions,
