@@ -17,9 +17,11 @@ from sentemb.models.summed_encoders import SummedEncoders
 from sentemb.objectives.registry import build_objective
 from sentemb.objectives.tensor_norm import interleaved_infonce, tensor_norm_loss
 from sentemb.objectives.tncse import TNCSE, interleaved_twice
+from sentemb.report.reproduced import deterministic
 from sentemb.runs import execute
 from sentemb.runs.derived import ensure_derived
 from sentemb.spec import RunSpec
+from conftest import needs_mirror
 from sentemb.train.loop import prepare_objective, train
 
 TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="tncse",
@@ -154,6 +156,14 @@ def test_stage1_encoders_come_from_recorded_runs_by_id():
     assert is_saved_model(best) and (best / "encoder_2" / "config.json").is_file()
     derived = ensure_derived(record, "n_members", {}, lambda model, s: {"n": len(model.members)})
     assert derived["result"] == {"n": 2} and derived["model"]["source"] == "checkpoint"
+    # the plain ensemble (Table 3/4 "None") is a run that does not train: its record scores the sum of the pair
+    ensemble_spec = RunSpec(profile="smoke", backbone="tiny-random-bert", init_runs=spec.init_runs,
+                            final_eval="stsb_dev", synthetic_data=True)
+    ensemble_record = execute.ensure(ensemble_spec, progress=False)
+    assert ensemble_record["metrics"]["stsb_dev_spearman"] == pytest.approx(score, abs=1e-6)
+    assert not deterministic(ensemble_record) and ensemble_record["training"] is None
+    model, origin = execute.run_model(ensemble_record, torch.device("cpu"))
+    assert isinstance(model, SummedEncoders) and origin == {"source": "ensemble"}
 
 
 def test_a_lost_stage2_checkpoint_is_retrained_from_its_stage1_runs():
@@ -179,6 +189,7 @@ def test_a_lost_stage2_checkpoint_is_retrained_from_its_stage1_runs():
     ({"init_runs": ("not-a-run-id", "0123456789abcdef")}, "16-hex-digit run ids"),
     ({"lr_schedule": "cosine"}, "lr_schedule 'cosine' is not one of"),
     ({"warmup_steps": 3}, "'constant' has no warm-up"),
+    ({"objective": "none", "init_runs": ("0123456789abcdef",)}, "at least two run ids"),
 ])
 def test_bad_tncse_specs_get_a_clear_error(change, message):
     with pytest.raises(ConfigError, match=message):
@@ -195,3 +206,25 @@ def test_the_objective_needs_two_encoders():
     with pytest.raises(ConfigError, match="trains 2 encoder"):
         build_objective("tncse", {}, _two_encoders()[0], max_len=16)
     assert TNCSE.n_encoders == 2
+
+
+def test_the_sickr_suffix_maps_to_the_mirror_and_is_checked():
+    from sentemb.profiles import mirror_corpus
+
+    assert mirror_corpus("wiki1m_for_simcse+sickr") == "wiki_sentences_combined+sickr"
+    assert mirror_corpus("wiki1m_for_simcse") == "wiki_sentences_combined"
+    from sentemb.data.corpora import load_sentences
+
+    with pytest.raises(ConfigError, match=r"unknown sentence corpus 'wiki'.*may end in '\+sickr'"):
+        load_sentences("wiki+sickr")
+
+
+@needs_mirror
+def test_wiki_plus_sickr_is_the_wiki_corpus_then_every_distinct_sickr_sentence():
+    from sentemb.data.corpora import load_sentences
+
+    wiki, both = load_sentences("wiki_sentences_combined"), load_sentences("wiki_sentences_combined+sickr")
+    sick = load_task("SICKRelatedness")
+    distinct = set(s for part in sick.parts.values() for s in part.sentences())
+    assert both[: len(wiki)] == wiki and set(both[len(wiki):]) == distinct and len(both) == len(wiki) + len(distinct)
+    assert len(distinct) > 5000

@@ -71,7 +71,8 @@ class RunSpec:
     synthetic_data: bool = False
     code_version: int = CODE_VERSION  # see CODE_VERSION; any other value is refused
     # The runs whose trained models (their best/ checkpoints) initialise the objective's encoders, one per encoder
-    # (TNCSE's stage-1 pair); empty: every encoder starts from ``backbone``. Run ids of the same profile.
+    # (TNCSE's stage-1 pair); empty: every encoder starts from ``backbone``. Run ids of the same profile. Without
+    # training (objective "none"), two or more runs whose summed embeddings are evaluated (TNCSE's plain ensemble).
     init_runs: tuple[str, ...] = ()
     lr_schedule: str = "linear"  # see LR_SCHEDULES
     notes: str = field(default="", compare=False)  # free text, not part of the id
@@ -102,8 +103,9 @@ class RunSpec:
             if self.init_runs and needed is not None and len(self.init_runs) != needed:
                 problems.append(f"init_runs names {len(self.init_runs)} run(s), but objective {self.objective!r} "
                                 f"trains {needed} encoder(s): give one run id per encoder, or none")
-        elif self.init_runs:
-            problems.append("init_runs needs a training objective (they initialise the encoders it trains)")
+        elif len(self.init_runs) == 1:
+            problems.append("without training, init_runs names the members of an ensemble (the sum of their models' "
+                            "embeddings): give at least two run ids, or evaluate the one run's own record")
         if not isinstance(self.init_runs, tuple) or not all(
                 isinstance(r, str) and len(r) == 16 and all(c in "0123456789abcdef" for c in r) for r in self.init_runs):
             problems.append(f"init_runs must be a tuple of 16-hex-digit run ids, got {self.init_runs!r}")

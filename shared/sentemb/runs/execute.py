@@ -127,6 +127,14 @@ def initial_encoders(spec: RunSpec, device: torch.device, progress: bool = False
     return encoders
 
 
+def untrained_model(spec: RunSpec, device: torch.device, progress: bool = False):
+    """The evaluated model of a spec that does not train: the backbone, or the sum of the ``init_runs`` models."""
+    if spec.init_runs:
+        return SummedEncoders(initial_encoders(spec, device, progress), name="sum of runs " + "+".join(spec.init_runs))
+    encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
+    return encoder.to(device)
+
+
 def _stsb_dev(model, synthetic: bool) -> float:
     dev = load_task("STSBenchmark", synthetic=synthetic).parts["dev"]
     sentences = list(dict.fromkeys(dev.sentences()))
@@ -158,8 +166,7 @@ def run_model(record: dict, device: torch.device, progress: bool = False):
     else its best weights (:func:`run_checkpoint`), one encoder or a sum of encoders."""
     spec = RunSpec.from_dict(record["spec"])
     if not spec.trains:
-        encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
-        return encoder.to(device), {"source": "backbone"}
+        return untrained_model(spec, device, progress), {"source": "ensemble" if spec.init_runs else "backbone"}
     directory, origin, model = run_checkpoint(record, device, progress)
     if model is None:
         model = load_saved_model(directory, spec.pooler, dropout=spec.dropout, seed=spec.seed).to(device)
@@ -186,8 +193,7 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
         stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
         training = None
         if not spec.trains:
-            encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
-            encoder.to(device)
+            encoder = untrained_model(spec, device, progress)
         else:
             rows = _training_rows(spec)
             objective, outcome = _train(spec, rows, stsb, device, progress)
