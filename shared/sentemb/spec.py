@@ -60,7 +60,7 @@ class RunSpec:
     max_len: int = 32
     weight_decay: float = 0.0
     warmup_steps: int = 0
-    grad_clip: float = 1.0
+    grad_clip: float = 1.0  # max gradient norm; 0: no clipping
     seed: int = 42
     eval_every: int = 125
     trajectory_every: int | None = None  # alignment/uniformity on STS-B dev every k steps; None: at evaluations
@@ -116,6 +116,8 @@ class RunSpec:
         if self.code_version != CODE_VERSION:
             problems.append(f"code_version {self.code_version} is not this code's {CODE_VERSION} (a spec or record of "
                             "earlier code is stale: delete its record and run the spec again)")
+        if not self.grad_clip >= 0:
+            problems.append(f"grad_clip must be >= 0 (0: no clipping), got {self.grad_clip}")
         if self.dropout is not None and not 0.0 <= self.dropout < 1.0:
             problems.append(f"dropout must be in [0, 1), got {self.dropout}")
         if problems:

@@ -3,7 +3,7 @@
 It trains a :class:`~sentemb.objectives.base.TrainingObjective` (the encoder plus whatever modules the objective
 owns) and knows nothing about any paper: AdamW over ``objective.parameters()`` (no weight decay by default, as
 SimCSE's HF Trainer), linear warm-up/decay to zero (or a constant rate: ``lr_schedule="constant"``, TNCSE's code
-has no scheduler), gradient clipping at 1.0, the spec's precision (fp32, or
+has no scheduler), gradient clipping at ``grad_clip`` (1.0; 0 = none, as TNCSE's code), the spec's precision (fp32, or
 bf16/fp16 autocast; fp16 with a gradient scaler), an STS-B dev evaluation of ``objective.evaluation_encoder()``
 every ``eval_every`` steps and at the last step, the best weights (by STS-B dev Spearman; a NaN score is the worst,
 :mod:`sentemb.selection`) kept, and the whole dev curve recorded with the alignment/uniformity trajectory (SimCSE
@@ -202,7 +202,8 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
             scaler.unscale_(optimizer)
         else:
             loss.backward()
-        torch.nn.utils.clip_grad_norm_(objective.parameters(), spec.grad_clip)
+        if spec.grad_clip > 0:  # 0: no clipping (TNCSE's code)
+            torch.nn.utils.clip_grad_norm_(objective.parameters(), spec.grad_clip)
         if scaler is not None:
             scaler.step(optimizer)
             scaler.update()
