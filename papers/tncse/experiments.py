@@ -23,6 +23,9 @@ three different stage-1 pairs, as three plain ensembles do.
 | tncse_single    | one encoder: InfoNCE + L_TN between its two views (from the backbone)  | Table 5                 |
 | tncse_lr_paper  | TNCSE at the paper's lr 1e-6 (small profile only: the lr probe)        | README, lr substitution |
 
+The small profile runs the ``CORE`` rows (Table 1, Figures 4, 6) within its budget; the others are ``--extended``
+(``./run_all.sh --paper tncse --extended``).
+
 The objectives: ``sentemb/objectives/tncse.py`` (loss terms in ``objectives/tensor_norm.py``).
 
 Choices this archive makes where paper and code are silent or differ (each a parameter, documented there):
@@ -38,7 +41,7 @@ import dataclasses
 
 from papers.simcse.experiments import grid as simcse_grid
 from papers.simcse.experiments import paper_grid as simcse_paper_grid
-from sentemb.profiles import get_profile, scale_grid
+from sentemb.profiles import scale_grid
 from sentemb.spec import RunSpec
 
 PAPER_BACKBONE = "bert-base-uncased"
@@ -99,14 +102,20 @@ def stage1_pairs(profile: str) -> dict[int, tuple[str, str]]:
     return pairs
 
 
-def grid(profile: str) -> dict[str, tuple[RunSpec, ...]]:
+CORE = ("simcse", "ensemble", "tncse")  # the small profile's rows without --extended (Table 1, Figures 4 and 6)
+
+
+def grid(profile: str, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
     """Each run name's specs on ``profile``, one per seed, with the stage-1 pair filled in; on profiles other than
     full the stage-2 rows train at ``SMALL_LR`` and ``SMALL_MAX_LEN`` (except the lr probe, small profile only, which
-    keeps the paper's lr and length)."""
+    keeps the paper's lr and length). On the small profile ``extended=False`` keeps the ``CORE`` rows only (its time
+    budget); smoke and full always run every row."""
     runs = paper_grid()
     if profile == "small":
         runs["tncse_lr_paper"] = dataclasses.replace(_TNCSE, notes="lr probe: the paper's lr 1e-6 in 60 steps")
-    scaled = scale_grid(runs, profile, HEADLINE)
+    if profile == "small" and not extended:
+        runs = {name: spec for name, spec in runs.items() if name in CORE}
+    scaled = scale_grid(runs, profile, [h for h in HEADLINE if h in runs])
     pairs = stage1_pairs(profile)
     scaled_stage2 = {} if profile == "full" else {"lr": SMALL_LR, "max_len": SMALL_MAX_LEN}
     for name in STAGE2:
