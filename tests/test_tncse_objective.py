@@ -228,3 +228,17 @@ def test_wiki_plus_sickr_is_the_wiki_corpus_then_every_distinct_sickr_sentence()
     distinct = set(s for part in sick.parts.values() for s in part.sentences())
     assert both[: len(wiki)] == wiki and set(both[len(wiki):]) == distinct and len(both) == len(wiki) + len(distinct)
     assert len(distinct) > 5000
+
+
+def test_tncse_dropout_reaches_every_dropout_of_a_reloaded_real_encoder(tmp_path):
+    """Stage-1 encoders are reloaded from their runs' best/ with TNCSE's dropout (0.00025, the official override):
+    on the real all-MiniLM-L6-v2 it must reach the hidden dropouts and the attention modules' own dropout p
+    (transformers 5 applies attention dropout from the attention module, not an nn.Dropout child of the layer)."""
+    SentenceEncoder.from_name("all-MiniLM-L6-v2", "cls_before_pooler").save(tmp_path / "stage1")
+    encoder = load_saved_model(tmp_path / "stage1", "cls_before_pooler", dropout=0.00025)
+    config = encoder.backbone.config
+    assert config.hidden_dropout_prob == 0.00025 and config.attention_probs_dropout_prob == 0.00025
+    dropouts = [m.p for m in encoder.backbone.modules() if isinstance(m, torch.nn.Dropout)]
+    attention = [m for m in encoder.backbone.modules() if type(m).__name__.endswith("SelfAttention")]
+    assert dropouts and set(dropouts) == {0.00025}
+    assert attention and {getattr(m.dropout, "p", m.dropout) for m in attention} == {0.00025}
