@@ -242,3 +242,16 @@ def test_tncse_dropout_reaches_every_dropout_of_a_reloaded_real_encoder(tmp_path
     attention = [m for m in encoder.backbone.modules() if type(m).__name__.endswith("SelfAttention")]
     assert dropouts and set(dropouts) == {0.00025}
     assert attention and {getattr(m.dropout, "p", m.dropout) for m in attention} == {0.00025}
+
+
+def test_the_mteb_adapter_encodes_a_sum_of_encoders_as_its_sum():
+    from sentemb.evaluate.mteb_adapter import make_mteb_encoder
+
+    model = SummedEncoders(_two_encoders(seeds=(0, 1)))
+    adapter = make_mteb_encoder(model, name="tncse-test")
+    vectors = adapter.encode([{"text": SENTENCES[:3]}, {"text": SENTENCES[3:]}], task_metadata=None, hf_split="test",
+                             hf_subset="default")
+    assert np.allclose(vectors, model.encode(SENTENCES), atol=1e-6)
+    meta = adapter.mteb_model_meta
+    assert meta.embed_dim == 64 and meta.n_parameters == sum(p.numel() for p in model.parameters())
+    assert meta.name == "sentemb/tncse-test-sum2-cls_before_pooler" and not adapter.normalize
