@@ -28,12 +28,16 @@ PARAMS = {  # every loss path of every registered objective
     "barlow_twins": [{"projector_width": 32}],
     "vicreg": [{"projector_width": 32}],
     "barlow_twins_pairs": [{"projector_width": 32}],
+    # random embeddings have negative [CLS] cosines: the official clamp keeps -log cos (Eq. 6) finite
+    "tncse": [{"clamp_negative_cosine": True}, {"clamp_negative_cosine": True, "halve_norm_term": True, "nce": False}],
+    "tncse_single": [{"clamp_negative_cosine": True}],
 }
 
 
 def _objective(name, params):
-    encoder = SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0)
-    objective = registry.build_objective(name, params, encoder, max_len=16)
+    encoders = [SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0)
+                for _ in range(registry.encoders_needed(name))]
+    objective = registry.build_objective(name, params, encoders, max_len=16)
     if hasattr(objective, "projector"):
         objective.projector = nn.Identity()
     return objective
@@ -49,7 +53,14 @@ def _loss_and_grad(objective, rows, embeddings, precision):
         used[0] += len(sentences)
         return leaf[start : start + len(sentences)]
 
+    def cls_and_pooler(input_ids, attention_mask, token_type_ids=None):  # TNCSE: ([CLS], pooler_output) slices
+        n = input_ids.shape[0]
+        return embed([None] * n), embed([None] * n)
+
     objective.embed = embed
+    for module in objective.modules():
+        if isinstance(module, SentenceEncoder):
+            module.forward_with_pooler_output = cls_and_pooler
     torch.manual_seed(0)  # the Gaussian padding rows of SimCSE++'s BT probe
     if precision == "bf16":
         with torch.autocast("cpu", dtype=torch.bfloat16):

@@ -20,16 +20,17 @@ from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, grid,
 from sentemb import settings
 from sentemb.analysis.rank_bottleneck import cross_correlation_rank
 from sentemb.analysis.retrieval import top_k
-from sentemb.atomic import atomic_write
 from sentemb.data.corpora import load_nli_triples, load_rows
 from sentemb.evaluate.post_processed import sample_sentences, sts_whitened
 from sentemb.plots import geometry, style
-from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
+from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
+from sentemb.report.grid_records import collect_records
 from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
+from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
 from sentemb.runs.derived import ensure_derived
-from sentemb.runs.execute import NotRun, ensure
+from sentemb.runs.execute import ensure
 
 PAPER = "simcse_pp"
 NOT_RUN_BUDGET = "not run: outside the small profile's 25-min budget (./run_all.sh --paper simcse_pp --extended)"
@@ -91,18 +92,9 @@ def output_dirs(profile: str) -> tuple[Path, Path]:
 
 
 def collect(profile: str, run_missing: bool = True, extended: bool = False, progress: bool = True) -> dict[str, list[dict]]:
-    """Records of every row of the grid, one per seed. Rows outside the run set (``extended`` False on the small
-    profile) are loaded when their records exist and are otherwise an empty list (reported as not run)."""
-    run_set = grid(profile, extended=extended)
-    records = {}
-    for name, specs in grid(profile, extended=True).items():
-        try:
-            records[name] = [ensure(spec, run_missing=run_missing and name in run_set, progress=progress)
-                             for spec in specs]
-        except NotRun:
-            if name in run_set:
-                raise
-            records[name] = []
+    """Records of every row of the grid, one per seed (:func:`sentemb.report.grid_records.collect_records`: rows
+    outside the run set, ``extended`` False on the small profile, are loaded or empty), and the backbone."""
+    records = collect_records(grid, profile, run_missing, extended, progress)
     records["backbone_avg"] = [ensure(simcse_grid(profile)["backbone_avg"][0], run_missing=run_missing,
                                       progress=progress)]
     return records
@@ -290,33 +282,25 @@ def claims(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 def write_tables(records: dict[str, list[dict]], derived_records: dict[str, dict], profile: str) -> dict[str, pd.DataFrame]:
     folder, _ = output_dirs(profile)
-    folder.mkdir(parents=True, exist_ok=True)
     tables = {"table1": table1(records), "table2": table2(records, derived_records), "table3": table3(records),
               "table4": table4(records, derived_records), "table5": table5(records), "table6": table6(records),
               "table7": table7(derived_records)}
     tables["claims"] = claims(tables)
-    for stem, frame in tables.items():
-        frame = for_csv(frame) if stem == "claims" else frame  # p-values in significant digits
-        atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
+    write_csv_tables(folder, tables)
     return tables
 
 
 def not_run(records: dict[str, list[dict]]) -> pd.DataFrame:
     """The grid's rows without records, with the reason."""
-    return pd.DataFrame([{"run": name, "status": NOT_RUN_BUDGET} for name, recs in records.items() if not recs],
-                        columns=["run", "status"])
+    return not_run_rows(records, NOT_RUN_BUDGET)
 
 
 def wide(table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", "")) -> pd.DataFrame:
     """Reader's view: one row per model, 'mean ± std (n) [reported]' per column."""
     if table.empty:
         return table
-    view = table[table["aggregation"].isin(aggregation)].copy()
-    view["cell"] = [mean_std(r) + (f" [{r['reported']:.2f}]" if pd.notna(r["reported"]) else "")
-                    for _, r in view.iterrows()]
-    index = ["reported_group", "row"] if view["reported_group"].fillna("").ne("").any() else ["row"]
-    out = view.pivot_table(index=index, columns="column", values="cell", aggfunc="first", sort=False)
-    return out.reindex(columns=list(dict.fromkeys(view["column"])))
+    grouped = table[table["aggregation"].isin(aggregation)]["reported_group"].fillna("").ne("").any()
+    return wide_cells(table, aggregation, index=("reported_group", "row") if grouped else ("row",))
 
 
 def figures(records: dict[str, list[dict]], profile: str) -> list[Path]:

@@ -43,6 +43,12 @@ from sentemb.spec import RunSpec
 MIRROR_CORPORA = {"wiki1m_for_simcse": "wiki_sentences_combined", "nli_for_simcse": "snli_devtest_for_simcse"}
 
 
+def mirror_corpus(name: str | None) -> str | None:
+    """The mirror's substitute for a paper's training corpus (a ``+sickr`` suffix carries over)."""
+    base, suffix = (name[: -len("+sickr")], "+sickr") if name and name.endswith("+sickr") else (name, "")
+    return MIRROR_CORPORA[base] + suffix if base in MIRROR_CORPORA else name
+
+
 @dataclass(frozen=True)
 class Profile:
     name: str
@@ -80,8 +86,8 @@ class Profile:
                 changes["trajectory_every"] = None
             if self.precision is not None:
                 changes["precision"] = self.precision
-            if self.name != "full" and paper_spec.train_data in MIRROR_CORPORA:
-                changes["train_data"] = MIRROR_CORPORA[paper_spec.train_data]
+            if self.name != "full":
+                changes["train_data"] = mirror_corpus(paper_spec.train_data)
         changes["synthetic_data"] = self.uses_synthetic_data()
         return dataclasses.replace(paper_spec, **changes)
 

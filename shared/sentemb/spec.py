@@ -9,6 +9,9 @@ The spec is paper-free: it names an objective and carries that objective's param
 (:mod:`sentemb.objectives.registry`). The stored parameters are the resolved ones (every default
 filled in), so a run id changes when an objective's default changes.
 
+Fields added after records exist (``ADDED_FIELDS``: ``init_runs``, ``lr_schedule``) are left out of the canonical
+form while they hold their default, so adding them changed no run id; a spec that sets one gets its own id.
+
 This module sits below both the training loop (``train``) and the run executor (``runs``): both
 import it, it imports neither.
 """
@@ -24,7 +27,7 @@ from typing import Any, Mapping
 from sentemb.errors import ConfigError
 from sentemb.evaluate import GROUPS
 from sentemb.models.poolers import POOLERS
-from sentemb.objectives.registry import NO_TRAINING, objective_class, resolve_params
+from sentemb.objectives.registry import NO_TRAINING, encoders_needed, objective_class, resolve_params
 from sentemb.precision import PRECISIONS
 
 #: What the archive's code computes for a spec, as a number that is part of every run id. A change to the code that
@@ -37,6 +40,9 @@ from sentemb.precision import PRECISIONS
 CODE_VERSION = 2
 FINAL_EVALS = ("sts", "stsb_dev")  # or groups joined by commas, "sts" first: "sts,transfer,mteb"
 PROFILES = ("smoke", "small", "full")
+LR_SCHEDULES = ("linear", "constant")  # linear: warm-up then decay to 0 (HF Trainer's default); constant: no scheduler
+#: Fields added after run records existed: omitted from the canonical form (and so from run ids) at their default.
+ADDED_FIELDS = {"init_runs": (), "lr_schedule": "linear"}
 
 
 @dataclass(frozen=True)
@@ -54,7 +60,7 @@ class RunSpec:
     max_len: int = 32
     weight_decay: float = 0.0
     warmup_steps: int = 0
-    grad_clip: float = 1.0
+    grad_clip: float = 1.0  # max gradient norm; 0: no clipping
     seed: int = 42
     eval_every: int = 125
     trajectory_every: int | None = None  # alignment/uniformity on STS-B dev every k steps; None: at evaluations
@@ -64,6 +70,11 @@ class RunSpec:
     analysis_splits: tuple[str, ...] = ("dev", "test")
     synthetic_data: bool = False
     code_version: int = CODE_VERSION  # see CODE_VERSION; any other value is refused
+    # The runs whose trained models (their best/ checkpoints) initialise the objective's encoders, one per encoder
+    # (TNCSE's stage-1 pair); empty: every encoder starts from ``backbone``. Run ids of the same profile. Without
+    # training (objective "none"), two or more runs whose summed embeddings are evaluated (TNCSE's plain ensemble).
+    init_runs: tuple[str, ...] = ()
+    lr_schedule: str = "linear"  # see LR_SCHEDULES
     notes: str = field(default="", compare=False)  # free text, not part of the id
 
     def __post_init__(self) -> None:
@@ -85,9 +96,28 @@ class RunSpec:
                 problems.append("training needs train_data")
             if self.trajectory_every is not None and self.trajectory_every <= 0:
                 problems.append(f"trajectory_every must be positive or None, got {self.trajectory_every}")
+            try:
+                needed = encoders_needed(self.objective)
+            except ConfigError:  # an unknown objective is reported below, with the known ones
+                needed = None
+            if self.init_runs and needed is not None and len(self.init_runs) != needed:
+                problems.append(f"init_runs names {len(self.init_runs)} run(s), but objective {self.objective!r} "
+                                f"trains {needed} encoder(s): give one run id per encoder, or none")
+        elif len(self.init_runs) == 1:
+            problems.append("without training, init_runs names the members of an ensemble (the sum of their models' "
+                            "embeddings): give at least two run ids, or evaluate the one run's own record")
+        if not isinstance(self.init_runs, tuple) or not all(
+                isinstance(r, str) and len(r) == 16 and all(c in "0123456789abcdef" for c in r) for r in self.init_runs):
+            problems.append(f"init_runs must be a tuple of 16-hex-digit run ids, got {self.init_runs!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            problems.append(f"lr_schedule {self.lr_schedule!r} is not one of {LR_SCHEDULES}")
+        elif self.lr_schedule == "constant" and self.warmup_steps:
+            problems.append("lr_schedule 'constant' has no warm-up: set warmup_steps to 0")
         if self.code_version != CODE_VERSION:
             problems.append(f"code_version {self.code_version} is not this code's {CODE_VERSION} (a spec or record of "
                             "earlier code is stale: delete its record and run the spec again)")
+        if not self.grad_clip >= 0:
+            problems.append(f"grad_clip must be >= 0 (0: no clipping), got {self.grad_clip}")
         if self.dropout is not None and not 0.0 <= self.dropout < 1.0:
             problems.append(f"dropout must be in [0, 1), got {self.dropout}")
         if problems:
@@ -114,6 +144,10 @@ class RunSpec:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "notes"}
         out["objective_params"] = dict(self.objective_params)
         out["analysis_splits"] = list(self.analysis_splits)
+        out["init_runs"] = list(self.init_runs)
+        for name, default in ADDED_FIELDS.items():
+            if getattr(self, name) == default:
+                del out[name]
         return out
 
     @property
@@ -128,6 +162,8 @@ class RunSpec:
         if unknown:
             raise ConfigError(f"unknown spec field(s) {sorted(unknown)}; known: {sorted(known)}")
         data = dict(data)
-        if "analysis_splits" in data:
-            data["analysis_splits"] = tuple(data["analysis_splits"])
+        for name in ("analysis_splits", "init_runs"):
+            if name in data:
+                data[name] = tuple(data[name])
         return cls(**data)
+

@@ -9,6 +9,10 @@
 
 The mirror's two files are substitutes (see ``../shared/datasets/training/README.md``): 108k
 Wikipedia sentences instead of 1M, and triples built from SNLI dev+test instead of SNLI+MNLI train.
+
+``<corpus>+sickr`` (TNCSE: "Wiki1M + unlabelled SICK-R", supplement and Figure 4) is a sentence corpus followed by
+the distinct sentences of SICK-R's train, trial and test files without their scores. SICK-R is also an evaluation
+task, so a model trained on it has seen the test sentences (not their labels); TNCSE Table 6 measures the effect.
 """
 
 from __future__ import annotations
@@ -23,6 +27,15 @@ from sentemb.errors import ConfigError, DataError
 
 UNSUP_CORPORA = ("wiki1m_for_simcse", "wiki_sentences_combined")
 NLI_CORPORA = ("nli_for_simcse", "snli_devtest_for_simcse")
+WITH_SICKR = "+sickr"
+
+
+def sickr_sentences() -> list[str]:
+    """Every distinct sentence of SICK-R (train, trial, test; SentEval's parsing), in file order, no scores."""
+    from sentemb.data.sts import load_task
+
+    task = load_task("SICKRelatedness")
+    return list(dict.fromkeys(s for part in task.parts.values() for s in part.sentences()))
 
 
 def load_sentences(name: str) -> list[str]:
@@ -31,11 +44,13 @@ def load_sentences(name: str) -> list[str]:
     without labels")."""
     if name == "synthetic":
         return synthetic_sentences()
+    if name.endswith(WITH_SICKR):
+        return load_sentences(name[: -len(WITH_SICKR)]) + sickr_sentences()
     if name in NLI_CORPORA:
         return list(dict.fromkeys(sentence for row in load_nli_triples(name) for sentence in row))
     if name not in UNSUP_CORPORA:
         raise ConfigError(f"unknown sentence corpus {name!r}; choose from "
-                          f"{', '.join(UNSUP_CORPORA + NLI_CORPORA)} or synthetic")
+                          f"{', '.join(UNSUP_CORPORA + NLI_CORPORA)} (each may end in {WITH_SICKR!r}) or synthetic")
     text = read_text(files_of(name)[0].relpath)
     return [line.strip() for line in text.splitlines() if line.strip()]
 

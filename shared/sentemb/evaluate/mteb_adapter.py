@@ -24,10 +24,8 @@ revision of the task metadata, and evaluation seconds.
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -71,13 +69,6 @@ def _prepare_environment() -> None:
             os.environ[key] = "1"
 
 
-def _wants_normalisation(encoder) -> bool:
-    modules = Path(str(getattr(encoder.backbone, "name_or_path", ""))) / "modules.json"
-    if modules.is_file():
-        return any("Normalize" in m.get("type", "") for m in json.loads(modules.read_text()))
-    return False
-
-
 def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, normalize: str | bool = "auto",
                       name: str | None = None, revision: str = "local", batch_size: int = 64,
                       precision: str = "fp32"):
@@ -88,12 +79,12 @@ def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, n
     class MtebEncoder(AbsEncoder):
         def __init__(self) -> None:
             self.encoder, self.lookup, self.batch_size = encoder, lookup or {}, batch_size  # the lookup is only read
-            self.normalize = _wants_normalisation(encoder) if normalize == "auto" else bool(normalize)
+            self.normalize = encoder.packaged_with_normalize if normalize == "auto" else bool(normalize)
             slug = (name or encoder.name or "model").strip("/").replace("/", "__")
             self.mteb_model_meta = ModelMeta(
                 loader=None, name=f"sentemb/{slug}-{encoder.pooler}", revision=revision, release_date=None,
                 languages=["eng-Latn"], n_parameters=sum(p.numel() for p in encoder.parameters()),
-                memory_usage_mb=None, max_tokens=int(encoder.backbone.config.max_position_embeddings),
+                memory_usage_mb=None, max_tokens=encoder.max_positions,
                 embed_dim=encoder.dim, license=None, open_weights=True, public_training_code=None,
                 public_training_data=None, framework=["PyTorch"], similarity_fn_name="cosine",
                 use_instructions=False, training_datasets=None,

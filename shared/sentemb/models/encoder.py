@@ -17,6 +17,7 @@ Two paths:
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +63,20 @@ class SentenceEncoder(nn.Module):
     def device(self) -> torch.device:
         return next(self.backbone.parameters()).device
 
+    @property
+    def max_positions(self) -> int:
+        """The longest input the backbone takes, in tokens (longer evaluation sentences are cut and counted)."""
+        return int(getattr(self.backbone.config, "max_position_embeddings", 512))
+
+    @property
+    def packaged_with_normalize(self) -> bool:
+        """Whether the model directory is a sentence-transformers package whose modules.json ends in a Normalize
+        module (all-MiniLM-L6-v2's does): its users get L2-normalised embeddings."""
+        modules = Path(str(getattr(self.backbone, "name_or_path", ""))) / "modules.json"
+        if modules.is_file():
+            return any("Normalize" in m.get("type", "") for m in json.loads(modules.read_text()))
+        return False
+
     # -- the two paths ------------------------------------------------------------------------
     def forward(self, input_ids, attention_mask, token_type_ids=None, training: bool = True) -> torch.Tensor:
         kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
@@ -73,6 +88,20 @@ class SentenceEncoder(nn.Module):
         if uses_checkpoint_mlp(self.pooler, training):
             rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
         return rep
+
+    def forward_with_pooler_output(self, input_ids, attention_mask, token_type_ids=None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Training path returning (the pooled representation, BERT's ``pooler_output``) from one forward pass.
+
+        ``pooler_output`` is the backbone's pooler module (dense + tanh) on [CLS], whatever this encoder's pooler;
+        TNCSE's norm terms use it (Eq. 6). ConfigError when the backbone has no pooler module."""
+        if getattr(self.backbone, "pooler", None) is None:
+            raise ConfigError(f"{self.name or 'this model'} has no pooler module, so it has no pooler_output")
+        kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if token_type_ids is not None:
+            kwargs["token_type_ids"] = token_type_ids
+        out = self.backbone(**kwargs, output_hidden_states=self.pooler in NEEDS_HIDDEN_STATES, return_dict=True)
+        rep = pool(self.pooler, out.last_hidden_state, out.hidden_states, attention_mask)
+        return rep, out.pooler_output
 
     def tokenize(self, sentences: list[str], max_length: int | None) -> dict[str, torch.Tensor]:
         batch = self.tokenizer(
@@ -87,7 +116,7 @@ class SentenceEncoder(nn.Module):
         unique = list(dict.fromkeys(sentences))
         if not unique:
             return np.zeros((0, self.dim), dtype=np.float32)
-        limit = int(getattr(self.backbone.config, "max_position_embeddings", 512))
+        limit = self.max_positions
         lengths = [len(ids) for ids in self.tokenizer(unique, add_special_tokens=True)["input_ids"]]
         order = np.argsort(lengths, kind="stable")
         self.truncated_sentences += int(sum(length > limit for length in lengths))

@@ -20,6 +20,12 @@ A subclass sets:
 and implements ``forward(rows, rng) -> loss`` (``rng``: a ``random.Random`` seeded by run seed and step, for
 text augmentations, so that a resumed run draws the same augmentations) and, when the evaluated embedding is
 not the encoder's own, :meth:`evaluation_encoder`.
+
+An objective that trains several encoders jointly (TNCSE) sets ``n_encoders`` and overrides :meth:`build`; the run
+executor then hands it that many encoders (from the backbone, or from the spec's ``init_runs``). ``self.encoder``
+is always the first; the others are submodules like any module the objective owns. Its
+:meth:`evaluation_encoder` returns whatever model is evaluated (e.g. a
+:class:`~sentemb.models.summed_encoders.SummedEncoders`), with the interface every evaluator uses.
 """
 
 from __future__ import annotations
@@ -88,11 +94,23 @@ class TrainingObjective(nn.Module):
     params: ClassVar[tuple[Param, ...]] = ()
     rows: ClassVar[str] = "sentences"
     sequences_per_row: ClassVar[int] = 2
+    n_encoders: ClassVar[int] = 1
 
     def __init__(self, encoder: SentenceEncoder, max_len: int) -> None:
         super().__init__()
         self.encoder = encoder
         self.max_len = max_len
+
+    @classmethod
+    def build(cls, encoders: Sequence[SentenceEncoder], max_len: int, params: Mapping[str, Any]) -> "TrainingObjective":
+        """The objective around ``encoders`` (``n_encoders`` of them) with resolved ``params``."""
+        cls.check_encoders(encoders)
+        return cls(encoders[0], max_len, **params)
+
+    @classmethod
+    def check_encoders(cls, encoders: Sequence[SentenceEncoder]) -> None:
+        if len(encoders) != cls.n_encoders:
+            raise ConfigError(f"objective {cls.name!r} trains {cls.n_encoders} encoder(s), got {len(encoders)}")
 
     # -- parameters ---------------------------------------------------------------------------
     @classmethod
@@ -135,5 +153,6 @@ class TrainingObjective(nn.Module):
 
     # -- evaluation ---------------------------------------------------------------------------
     def evaluation_encoder(self) -> SentenceEncoder:
-        """The model whose embeddings are evaluated (dev selection, final evaluation, saved checkpoint)."""
+        """The model whose embeddings are evaluated (dev selection, final evaluation, saved checkpoint): a
+        SentenceEncoder, or any model with its evaluation interface (``SummedEncoders``)."""
         return self.encoder

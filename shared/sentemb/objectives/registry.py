@@ -12,11 +12,13 @@ it to :data:`TRAINING_OBJECTIVES`. Neither the spec nor the training loop change
 | ``barlow_twins`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsSentences` | Non-contrastive Eq. 2, §3 |
 | ``vicreg``       | :class:`~sentemb.objectives.non_contrastive.VICRegSentences`      | Non-contrastive Eq. 3, §3 |
 | ``barlow_twins_pairs`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsPairs` | Non-contrastive Table 6 "BT (NLI)" |
+| ``tncse``        | :class:`~sentemb.objectives.tncse.TNCSE` (two encoders)       | TNCSE Eq. 4-8, Table 4 |
+| ``tncse_single`` | :class:`~sentemb.objectives.tncse.TNCSESingle`                | TNCSE Table 5 "TNCSE-Single" |
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
@@ -24,11 +26,12 @@ from sentemb.objectives.base import TrainingObjective
 from sentemb.objectives.non_contrastive import BarlowTwinsPairs, BarlowTwinsSentences, VICRegSentences
 from sentemb.objectives.simcse import SimCSESupervised, SimCSEUnsupervised
 from sentemb.objectives.simcse_pp import SimCSEPlusPlus
+from sentemb.objectives.tncse import TNCSE, TNCSESingle
 
 NO_TRAINING = "none"
 TRAINING_OBJECTIVES: dict[str, type[TrainingObjective]] = {
     cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised, SimCSEPlusPlus, BarlowTwinsSentences,
-                                       VICRegSentences, BarlowTwinsPairs)
+                                       VICRegSentences, BarlowTwinsPairs, TNCSE, TNCSESingle)
 }
 
 
@@ -53,8 +56,17 @@ def resolve_params(name: str, given: Mapping[str, Any]) -> dict[str, Any]:
     return dict(sorted(cls.resolve(given).items()))
 
 
-def build_objective(name: str, params: Mapping[str, Any], encoder: SentenceEncoder, max_len: int) -> TrainingObjective:
+def build_objective(name: str, params: Mapping[str, Any], encoders: SentenceEncoder | Sequence[SentenceEncoder],
+                    max_len: int) -> TrainingObjective:
+    """The objective ``name`` around ``encoders`` (one SentenceEncoder, or as many as the objective trains)."""
     cls = objective_class(name)
     if cls is None:
         raise ConfigError(f"objective {NO_TRAINING!r} does not train")
-    return cls(encoder, max_len, **resolve_params(name, params))
+    encoders = (encoders,) if isinstance(encoders, SentenceEncoder) else tuple(encoders)
+    return cls.build(encoders, max_len, resolve_params(name, params))
+
+
+def encoders_needed(name: str) -> int:
+    """How many encoders the objective trains (0 for ``none``)."""
+    cls = objective_class(name)
+    return 0 if cls is None else cls.n_encoders

@@ -1,6 +1,9 @@
 """ensure(spec): the run record of a spec, running train -> evaluate -> analyse when it is missing.
 
-A spec that already has a record is never run again. A run writes nothing under results/ until it
+A spec that already has a record is never run again. :func:`run_model` gives the evaluated model of a recorded
+run (its ``best/`` checkpoint, or the run trained again when this machine's cache has lost it), and
+:func:`initial_encoders` the encoders a spec's objective starts from: the backbone, or the models of the runs named
+in ``init_runs`` (TNCSE's stage-1 pair, reused by run id, not retrained when their checkpoints are here). A run writes nothing under results/ until it
 has finished; its checkpoints live in ``$SENTEMB_CACHE/checkpoints/<run_id>`` so that an interrupted
 run resumes from its last saved evaluation. Training runs in the spec's ``precision``, and so do the STS-B dev
 evaluations that select the checkpoint; the final evaluation runs in ``eval_precision`` (fp32 by default, so
@@ -23,8 +26,11 @@ from sentemb.evaluate.embedding_cache import cached_encode, save_run_embeddings
 from sentemb.evaluate.sts import PROTOCOL, correlations, pair_scores
 from sentemb.evaluate.suite import evaluate_model
 from sentemb.models.backbone import TINY_RANDOM_BERT, backbone_revision
+from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
-from sentemb.objectives.registry import objective_class
+from sentemb.models.saved import is_saved_model, load_saved_model
+from sentemb.models.summed_encoders import SummedEncoders
+from sentemb.objectives.registry import encoders_needed, objective_class
 from sentemb.runs import provenance, store
 from sentemb.spec import RunSpec
 from sentemb.train.loop import prepare_objective, train
@@ -48,8 +54,12 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
     identity = {"backbone": spec.backbone, "pooler": spec.pooler, "max_position_truncation": True,
                 "seed": spec.seed if (spec.pooler == "cls" or spec.backbone == TINY_RANDOM_BERT) else None,
                 "precision": spec.precision}
+    if spec.init_runs:  # the step-0 model is the sum or the model of other runs, with this spec's dropout
+        identity.update(init_runs=list(spec.init_runs), dropout=spec.dropout)
+    if encoders_needed(spec.objective) > 1:
+        identity["n_encoders"] = encoders_needed(spec.objective)
 
-    def evaluate_dev(encoder: SentenceEncoder, step: int) -> dict:
+    def evaluate_dev(encoder: SentenceEncoder | SummedEncoders, step: int) -> dict:
         def encode(s):
             return encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "STS-B dev",
                                   precision=spec.precision)
@@ -63,7 +73,7 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
     return evaluate_dev
 
 
-def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -> tuple[dict, dict]:
+def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, progress: bool) -> tuple[dict, dict]:
     """STS (and any further groups of ``final_eval``) and the STS-B analyses, from one encoding pass."""
     stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
     analysis_pairs = [stsb.parts[s] for s in spec.analysis_splits]
@@ -86,6 +96,83 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder, progress: bool) -
     return metrics, analyse(analysis_pairs, lookup, spec.analysis_splits)
 
 
+def _train(spec: RunSpec, rows: list, stsb, device: torch.device, progress: bool):
+    """(objective, outcome): the spec's objective around its initial encoders, trained by the loop."""
+    objective = prepare_objective(spec, *initial_encoders(spec, device, progress))
+    outcome = train(objective, spec, rows, _dev_evaluator(spec, stsb, progress),
+                    settings.checkpoints_root() / spec.run_id, progress=progress)
+    return objective, outcome
+
+
+def initial_encoders(spec: RunSpec, device: torch.device, progress: bool = False) -> list[SentenceEncoder]:
+    """The encoders the spec's objective starts from, one per encoder it trains: the backbone, or (``init_runs``)
+    each named run's evaluated model loaded with this spec's dropout. A named run must be recorded; its checkpoint
+    is trained again when this machine's cache has lost it (:func:`run_checkpoint`)."""
+    if not spec.init_runs:
+        return [SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed).to(device)
+                for _ in range(max(1, encoders_needed(spec.objective)))]
+    encoders = []
+    for run_id in spec.init_runs:
+        record = store.load(spec.profile, run_id)
+        if record is None:
+            raise NotRun(f"run {spec.run_id} starts from the model of run {run_id}, which has no record "
+                         f"({store.record_path(spec.profile, run_id)}).\n  Fix: run the grid that defines run {run_id} "
+                         "first (a paper grid lists the runs it starts from before the runs that use them).")
+        directory, _, _ = run_checkpoint(record, device, progress)
+        model = load_saved_model(directory, spec.pooler, dropout=spec.dropout, seed=spec.seed)
+        if not isinstance(model, SentenceEncoder):
+            raise ConfigError(f"init_runs of run {spec.run_id}: run {run_id}'s model is a sum of encoders, and each "
+                              "run named in init_runs initialises one encoder")
+        encoders.append(model.to(device))
+    return encoders
+
+
+def untrained_model(spec: RunSpec, device: torch.device, progress: bool = False):
+    """The evaluated model of a spec that does not train: the backbone, or the sum of the ``init_runs`` models."""
+    if spec.init_runs:
+        return SummedEncoders(initial_encoders(spec, device, progress), name="sum of runs " + "+".join(spec.init_runs))
+    encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
+    return encoder.to(device)
+
+
+def _stsb_dev(model, synthetic: bool) -> float:
+    dev = load_task("STSBenchmark", synthetic=synthetic).parts["dev"]
+    sentences = list(dict.fromkeys(dev.sentences()))
+    lookup = dict(zip(sentences, model.encode(sentences, batch_size=ENCODE_BATCH)))
+    return correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
+
+
+def run_checkpoint(record: dict, device: torch.device, progress: bool = False):
+    """(directory, where it came from, the model when it was trained just now else None) of a trained run's best
+    model: ``$SENTEMB_CACHE/checkpoints/<run_id>/best``. When this machine's cache lacks it the run is trained
+    again from its spec (seeds fix initialisation, data order and dropout masks) and the check compares the
+    re-trained model's STS-B dev Spearman with the record's."""
+    spec = RunSpec.from_dict(record["spec"])
+    best = settings.checkpoints_root() / spec.run_id / "best"
+    if is_saved_model(best):
+        return best, {"source": "checkpoint"}, None
+    stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
+    objective, _ = _train(spec, _training_rows(spec), stsb, device, progress)
+    (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
+    model = objective.evaluation_encoder()
+    check = {"record_stsb_dev": record["metrics"]["stsb_dev_spearman"],
+             "retrained_stsb_dev": _stsb_dev(model, spec.synthetic_data)}
+    check["abs_difference"] = abs(check["record_stsb_dev"] - check["retrained_stsb_dev"])
+    return best, {"source": "retrained", "dev_check": check}, model
+
+
+def run_model(record: dict, device: torch.device, progress: bool = False):
+    """(the evaluated model of a recorded run, where it came from): the backbone for a run that does not train,
+    else its best weights (:func:`run_checkpoint`), one encoder or a sum of encoders."""
+    spec = RunSpec.from_dict(record["spec"])
+    if not spec.trains:
+        return untrained_model(spec, device, progress), {"source": "ensemble" if spec.init_runs else "backbone"}
+    directory, origin, model = run_checkpoint(record, device, progress)
+    if model is None:
+        model = load_saved_model(directory, spec.pooler, dropout=spec.dropout, seed=spec.seed).to(device)
+    return model, origin
+
+
 def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, device: str | None = None) -> dict:
     record = store.load(spec.profile, spec.run_id, on_broken="recompute" if run_missing else "raise")
     if record is not None:
@@ -104,14 +191,12 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
     prov = provenance.collect(device)
     with track_reads() as data_hashes:
         stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
-        encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
-        encoder.to(device)
         training = None
-        if spec.trains:
+        if not spec.trains:
+            encoder = untrained_model(spec, device, progress)
+        else:
             rows = _training_rows(spec)
-            objective = prepare_objective(spec, encoder)
-            outcome = train(objective, spec, rows, _dev_evaluator(spec, stsb, progress),
-                            settings.checkpoints_root() / spec.run_id, progress=progress)
+            objective, outcome = _train(spec, rows, stsb, device, progress)
             encoder = objective.evaluation_encoder()  # the best weights, loaded back by the loop
             encoder.name = f"{spec.objective} (run {spec.run_id}, best step {outcome.best_step})"
             phase = outcome.seconds

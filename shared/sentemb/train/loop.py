@@ -2,7 +2,8 @@
 
 It trains a :class:`~sentemb.objectives.base.TrainingObjective` (the encoder plus whatever modules the objective
 owns) and knows nothing about any paper: AdamW over ``objective.parameters()`` (no weight decay by default, as
-SimCSE's HF Trainer), linear warm-up/decay to zero, gradient clipping at 1.0, the spec's precision (fp32, or
+SimCSE's HF Trainer), linear warm-up/decay to zero (or a constant rate: ``lr_schedule="constant"``, TNCSE's code
+has no scheduler), gradient clipping at ``grad_clip`` (1.0; 0 = none, as TNCSE's code), the spec's precision (fp32, or
 bf16/fp16 autocast; fp16 with a gradient scaler), an STS-B dev evaluation of ``objective.evaluation_encoder()``
 every ``eval_every`` steps and at the last step, the best weights (by STS-B dev Spearman; a NaN score is the worst,
 :mod:`sentemb.selection`) kept, and the whole dev curve recorded with the alignment/uniformity trajectory (SimCSE
@@ -64,10 +65,11 @@ class TrainOutcome:
     losses: list[float] = field(default_factory=list)
 
 
-def prepare_objective(spec: RunSpec, encoder: SentenceEncoder) -> TrainingObjective:
-    """The spec's objective around ``encoder``; the modules it creates are initialised from the run's seed."""
+def prepare_objective(spec: RunSpec, *encoders: SentenceEncoder) -> TrainingObjective:
+    """The spec's objective around ``encoders`` (as many as it trains); the modules it creates are initialised from
+    the run's seed."""
     torch.manual_seed(spec.seed)
-    return build_objective(spec.objective, spec.objective_params, encoder, spec.max_len).to(encoder.device)
+    return build_objective(spec.objective, spec.objective_params, encoders, spec.max_len).to(encoders[0].device)
 
 
 class EpochOrder:
@@ -93,7 +95,11 @@ def step_rng(seed: int, step: int) -> random.Random:
     return random.Random(seed * 1_000_003 + step)
 
 
-def _linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
+def _schedule(kind: str, warmup: int, total: int) -> Callable[[int], float]:
+    """The learning-rate factor of a step: ``linear`` warm-up then decay to 0, or ``constant`` (1 throughout)."""
+    if kind == "constant":
+        return lambda step: 1.0
+
     def factor(step: int) -> float:
         if step < warmup:
             return (step + 1) / max(1, warmup)
@@ -136,7 +142,7 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
     amp.check(spec.precision, device)
     scaler = amp.grad_scaler(spec.precision, device)
     optimizer = torch.optim.AdamW(objective.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _linear_schedule(spec.warmup_steps, spec.steps))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(spec.lr_schedule, spec.warmup_steps, spec.steps))
     seconds = {"steps": 0.0, "batching": 0.0, "dev_evaluation": 0.0, "checkpoint": 0.0}
 
     def dev_point(step: int) -> dict:
@@ -189,14 +195,15 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
             loss = objective(batch, rng)
         if not torch.isfinite(loss):
             raise TrainingDiverged(f"run {spec.run_id} ({spec.objective}, {dict(spec.objective_params)}): the loss is "
-                                   f"{float(loss)} at step {step + 1}; the run stopped before updating its weights "
+                                   f"{float(loss.detach())} at step {step + 1}; the run stopped before updating its weights "
                                    "with it. Lower the learning rate or change the objective's parameters.")
         if scaler is not None:
             scaler.scale(loss).backward()
             scaler.unscale_(optimizer)
         else:
             loss.backward()
-        torch.nn.utils.clip_grad_norm_(objective.parameters(), spec.grad_clip)
+        if spec.grad_clip > 0:  # 0: no clipping (TNCSE's code)
+            torch.nn.utils.clip_grad_norm_(objective.parameters(), spec.grad_clip)
         if scaler is not None:
             scaler.step(optimizer)
             scaler.update()

@@ -1,0 +1,105 @@
+"""SummedEncoders: an evaluated model whose embedding is the sum of several encoders' embeddings.
+
+TNCSE (Zong et al., AAAI 2025, Figure 3 "inference") evaluates CLS(encoder I) + CLS(encoder II): the official
+``evaluation_CKPT.py`` adds the two [CLS] vectors of the last layer, with no MLP. The plain ensemble of two
+SimCSE encoders (TNCSE Table 3/4 "None") is the same model before training.
+
+Everything that consumes an evaluated model (the STS-B dev evaluator during training, the final evaluation,
+the MTEB adapter, derived analyses, the saved ``best/`` directory) uses the interface that
+:class:`~sentemb.models.encoder.SentenceEncoder` and this class share: ``encode``, ``save``, ``name``,
+``pooler``, ``dim``, ``device``, ``max_positions``, ``packaged_with_normalize``, ``truncated_sentences``, and
+``nn.Module``'s ``eval``/``train``/``parameters``. None of them knows which of the two it holds.
+
+``encode`` runs each member's own evaluation path (eval mode, no truncation below the position limit) and adds
+the float32 outputs, so the sum is exactly the official one. ``save(directory)`` writes one Hugging Face
+directory per member (``encoder_1/``, ``encoder_2/``, ...) and ``summed_encoders.json`` naming them;
+:func:`sentemb.models.saved.load_saved_model` reads either layout back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from sentemb.errors import ConfigError
+from sentemb.models.encoder import SentenceEncoder
+
+MANIFEST = "summed_encoders.json"
+
+
+class SummedEncoders(nn.Module):
+    def __init__(self, members: Sequence[SentenceEncoder], name: str = "") -> None:
+        super().__init__()
+        if len(members) < 2:
+            raise ConfigError(f"a sum of encoders needs at least two members, got {len(members)}")
+        dims = {m.dim for m in members}
+        if len(dims) != 1:
+            raise ConfigError(f"the summed encoders must have one width, got {sorted(dims)}")
+        self.members = nn.ModuleList(members)
+        self.name = name
+
+    # -- the shared interface -----------------------------------------------------------------
+    @property
+    def pooler(self) -> str:
+        poolers = list(dict.fromkeys(m.pooler for m in self.members))
+        return f"sum{len(self.members)}-" + "+".join(poolers)
+
+    @property
+    def dim(self) -> int:
+        return self.members[0].dim
+
+    @property
+    def device(self) -> torch.device:
+        return self.members[0].device
+
+    @property
+    def max_positions(self) -> int:
+        return min(m.max_positions for m in self.members)
+
+    @property
+    def packaged_with_normalize(self) -> bool:
+        return False  # a sum of members is not a sentence-transformers package
+
+    @property
+    def truncated_sentences(self) -> int:
+        """Sentences cut at the position limit: every member sees the same sentences, so the largest count."""
+        return max(m.truncated_sentences for m in self.members)
+
+    @torch.inference_mode()
+    def encode(self, sentences: list[str], batch_size: int = 64, progress: bool | str = False,
+               precision: str = "fp32") -> np.ndarray:
+        """float32 (n, dim): the sum of the members' embeddings of ``sentences``, in input order."""
+        total = None
+        for i, member in enumerate(self.members, start=1):
+            label = progress if not isinstance(progress, str) else f"{progress} (encoder {i}/{len(self.members)})"
+            vectors = member.encode(sentences, batch_size=batch_size, progress=label, precision=precision)
+            total = vectors if total is None else total + vectors
+        return total
+
+    def save(self, directory: Path) -> None:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        names = [f"encoder_{i}" for i in range(1, len(self.members) + 1)]
+        for member, name in zip(self.members, names):
+            member.save(directory / name)
+        manifest = {"model": "sum of encoders' embeddings", "members": names,
+                    "poolers": [m.pooler for m in self.members]}
+        (directory / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def saved_members(directory: Path) -> list[Path] | None:
+    """The member directories of a saved SummedEncoders, or None when ``directory`` holds a single model."""
+    manifest = Path(directory) / MANIFEST
+    if not manifest.is_file():
+        return None
+    try:
+        names = json.loads(manifest.read_text())["members"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{manifest} cannot be read ({exc}).\n  Fix: delete {directory} and run the spec "
+                          "again.") from exc
+    return [Path(directory) / name for name in names]

@@ -1,0 +1,82 @@
+"""TNCSE's paper folder: the grid in the paper's terms (stage-1 pairs by run id, the small profile's lr and length,
+the lr probe), the coverage of every table and figure, Figure 2 and Figure 5's LayerNorm removal."""
+
+import numpy as np
+import pytest
+import torch
+
+from papers.simcse.experiments import grid as simcse_grid
+from papers.tncse import report
+from papers.tncse.experiments import CORE, PAPER_LR, SMALL_LR, SMALL_MAX_LEN, STAGE2, grid
+from sentemb.analysis.layernorm_removal import encoder_layernorms, layernorm_removal, without_last_layernorms
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives.tensor_norm import tn_surface
+
+
+def test_stage2_rows_start_from_the_simcse_grid_runs_by_id():
+    small, unsup = grid("small"), simcse_grid("small")["unsup"]
+    ids = [s.run_id for s in unsup]
+    assert [s.run_id for s in small["simcse"]] == ids  # one shared record with papers/simcse
+    for name in ("tncse", "ensemble"):
+        assert [s.init_runs for s in small[name]] == [(ids[0], ids[1]), (ids[1], ids[2]), (ids[2], ids[0])]
+        assert [s.seed for s in small[name]] == [42, 43, 44]
+    assert {s.objective for s in small["ensemble"]} == {"none"}
+    for name in set(STAGE2) - {"tncse_lr_paper", "ensemble"}:
+        assert all(s.lr == SMALL_LR and s.max_len == SMALL_MAX_LEN for s in small[name]), name
+    probe = small["tncse_lr_paper"][0]
+    assert probe.lr == PAPER_LR == 1e-6 and probe.max_len == 64 and probe.steps == 60
+    full = grid("full")
+    assert all(s.lr == PAPER_LR and s.max_len == 64 and s.steps == 1_000_000 // 64 for s in full["tncse"])
+    assert "tncse_lr_paper" not in full and "tncse_lr_paper" not in grid("smoke")
+
+
+def test_the_official_settings_carry_into_the_spec():
+    spec = grid("full")["tncse"][0]
+    assert spec.dropout == 0.00025 and spec.weight_decay == 0.01 and spec.lr_schedule == "constant"
+    assert spec.grad_clip == 0.0 and spec.batch_size == 64 and spec.eval_every == 100 and spec.precision == "fp32"
+    assert spec.train_data == "wiki1m_for_simcse+sickr" and spec.pooler == "cls_before_pooler"
+    assert spec.objective_params == {"clamp_negative_cosine": True, "halve_norm_term": False, "icnce": True,
+                                     "ictn": True, "nce": True, "temperature": 0.05}
+    assert grid("small")["tncse"][0].train_data == "wiki_sentences_combined+sickr"
+    assert grid("small")["tncse_wiki"][0].train_data == "wiki_sentences_combined"
+
+
+def test_the_small_profile_without_extended_keeps_the_core_rows():
+    assert set(grid("small", extended=False)) == set(CORE)
+    assert set(grid("smoke", extended=False)) == set(grid("smoke"))
+
+
+def test_every_table_and_figure_has_a_status():
+    table = report.coverage()
+    assert len(table) == 13 and table["status"].str.len().gt(0).all()
+
+
+def test_figure2_is_eq3(tmp_path, monkeypatch):
+    paths = report.figure2("smoke")
+    assert {p.suffix for p in paths} == {".png", ".pdf"} and all(p.stat().st_size > 5000 for p in paths)
+    assert tn_surface(1.0, 1.0) == 0.0 and tn_surface(2.0, -1.0) == pytest.approx(1.0)
+
+
+def test_layernorm_removal_replaces_the_last_k_and_leaves_the_model_alone():
+    encoder = SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0)
+    norms = encoder_layernorms(encoder.backbone)
+    assert len(norms) == 4  # 2 layers x (attention, feed-forward)
+    modified = without_last_layernorms(encoder, 3)
+    kinds = [type(getattr(parent, name)).__name__ for parent, name in encoder_layernorms(modified.backbone)]
+    assert kinds == ["LayerNorm"]  # the remaining one; the other three are identities now
+    assert all(isinstance(getattr(p, n), torch.nn.LayerNorm) for p, n in norms)  # the original is untouched
+    sentences = ["a man is playing a guitar .", "the cat sleeps on the mat ."]
+    unchanged = without_last_layernorms(encoder, 0)
+    assert np.array_equal(unchanged.encode(sentences), encoder.encode(sentences))
+    result = layernorm_removal(encoder, sentences, range(7), synthetic=True)
+    assert [r["removed_layernorms"] for r in result["rows"]] == [0, 1, 2, 3, 4] and result["n_layernorms"] == 4
+    assert all(r["mean_cls_norm"] > 0 for r in result["rows"])
+
+
+def test_committed_small_records_match_the_grid():
+    """The small profile's committed core records are the grid's runs (a changed spec would orphan them); skipped
+    until TNCSE's small-profile tables are committed."""
+    from conftest import require_committed_small_records
+
+    run_ids = [spec.run_id for specs in grid("small", extended=False).values() for spec in specs]
+    require_committed_small_records("tncse", run_ids)
