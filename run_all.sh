@@ -3,7 +3,7 @@
 # executes each paper's notebook with papermill.
 #
 #   ./run_all.sh                      small profile (default), all papers
-#   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~7 minutes
+#   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~13 minutes
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
 #   ./run_all.sh --paper simcse       one paper (simcse, simcse_pp, noncontrastive, tncse; comma-separated)
 #   ./run_all.sh --paper simcse_pp --extended   also the rows kept outside the small profile's budget
