@@ -78,13 +78,16 @@ class SentenceEncoder(nn.Module):
         return False
 
     # -- the two paths ------------------------------------------------------------------------
-    def forward(self, input_ids, attention_mask, token_type_ids=None, training: bool = True) -> torch.Tensor:
+    def _backbone_pass(self, input_ids, attention_mask, token_type_ids):
+        """(the backbone's output, the pooled representation before any MLP) of one forward pass."""
         kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
         if token_type_ids is not None:
             kwargs["token_type_ids"] = token_type_ids
-        want_hidden = self.pooler in NEEDS_HIDDEN_STATES
-        out = self.backbone(**kwargs, output_hidden_states=want_hidden, return_dict=True)
-        rep = pool(self.pooler, out.last_hidden_state, out.hidden_states, attention_mask)
+        out = self.backbone(**kwargs, output_hidden_states=self.pooler in NEEDS_HIDDEN_STATES, return_dict=True)
+        return out, pool(self.pooler, out.last_hidden_state, out.hidden_states, attention_mask)
+
+    def forward(self, input_ids, attention_mask, token_type_ids=None, training: bool = True) -> torch.Tensor:
+        _, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids)
         if uses_checkpoint_mlp(self.pooler, training):
             rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
         return rep
@@ -96,11 +99,7 @@ class SentenceEncoder(nn.Module):
         TNCSE's norm terms use it (Eq. 6). ConfigError when the backbone has no pooler module."""
         if getattr(self.backbone, "pooler", None) is None:
             raise ConfigError(f"{self.name or 'this model'} has no pooler module, so it has no pooler_output")
-        kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
-        if token_type_ids is not None:
-            kwargs["token_type_ids"] = token_type_ids
-        out = self.backbone(**kwargs, output_hidden_states=self.pooler in NEEDS_HIDDEN_STATES, return_dict=True)
-        rep = pool(self.pooler, out.last_hidden_state, out.hidden_states, attention_mask)
+        out, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids)
         return rep, out.pooler_output
 
     def tokenize(self, sentences: list[str], max_length: int | None) -> dict[str, torch.Tensor]:
