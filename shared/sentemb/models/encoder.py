@@ -92,6 +92,14 @@ class SentenceEncoder(nn.Module):
             rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
         return rep
 
+    def forward_with_last_hidden_state(self, input_ids, attention_mask, token_type_ids=None):
+        """Training path returning (the pooled representation, the last layer's token states (B, L, d)) from one
+        forward pass; DeCLUTR's MLM head reads the token states of the same pass that gives the span embedding."""
+        out, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids)
+        if uses_checkpoint_mlp(self.pooler, True):
+            rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
+        return rep, out.last_hidden_state
+
     def forward_with_pooler_output(self, input_ids, attention_mask, token_type_ids=None) -> tuple[torch.Tensor, torch.Tensor]:
         """Training path returning (the pooled representation, BERT's ``pooler_output``) from one forward pass.
 

@@ -208,7 +208,7 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
                 "rows_seen": outcome.rows_seen, "rows_per_second": outcome.rows_per_second,
                 "sequences_per_second": outcome.sequences_per_second,
                 "resumed_from_step": outcome.resumed_from_step, "final_loss": outcome.final_loss,
-                "n_training_rows_available": len(rows), "checkpoint": str(outcome.best_dir),
+                "n_training_rows_available": outcome.n_rows, "checkpoint": str(outcome.best_dir),
             }
         eval_started = time.perf_counter()
         metrics, analysis = _final_evaluation(spec, encoder, progress)

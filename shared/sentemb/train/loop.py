@@ -63,6 +63,7 @@ class TrainOutcome:
     best_dir: Path | None = None
     final_loss: float | None = None
     losses: list[float] = field(default_factory=list)
+    n_rows: int = 0  # the training rows the objective selected (all rows, except for DeCLUTR's short documents)
 
 
 def prepare_objective(spec: RunSpec, *encoders: SentenceEncoder) -> TrainingObjective:
@@ -136,6 +137,7 @@ def _save_best(objective: TrainingObjective, best_dir: Path) -> None:
 def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev: DevEvaluator,
           checkpoint_dir: Path, progress: bool = True, save_state_every_s: float = 300.0) -> TrainOutcome:
     phase_started = time.perf_counter()
+    rows = objective.select_rows(rows)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     state_path, best_dir = checkpoint_dir / "state.pt", checkpoint_dir / "best"
     device = objective.encoder.device
@@ -255,5 +257,5 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
         train_seconds=seconds["steps"], seconds=dict(seconds), rows_seen=rows_seen,
         sequences_per_second=rows_seen * objective.sequences_per_row / train_seconds,
         rows_per_second=rows_seen / train_seconds, resumed_from_step=resumed, best_dir=best_dir,
-        final_loss=losses[-1] if losses else None, losses=losses,
+        final_loss=losses[-1] if losses else None, losses=losses, n_rows=len(rows),
     )
