@@ -154,3 +154,30 @@ def test_the_mirror_articles_load_and_half_are_long_enough_for_the_paper_spans()
     objective = build_objective("declutr", {}, SentenceEncoder.from_name("tiny-random-bert", "avg"), max_len=514)
     kept = objective.select_rows(documents)
     assert 300 < len(kept) < 722 and all(len(d.token_ids) >= 2048 for d in kept)
+
+
+def test_slanted_triangular_rises_to_the_peak_at_the_cut_and_falls_to_a_32nd():
+    from sentemb.train.loop import _schedule
+
+    factor = _schedule("slanted_triangular", warmup=10, total=100)
+    values = [factor(step) for step in range(101)]
+    assert values[0] == pytest.approx(1 / 32) and values[10] == pytest.approx(1.0) and values[100] == pytest.approx(1 / 32)
+    assert values[5] == pytest.approx((1 + 0.5 * 31) / 32) and values[55] == pytest.approx((1 + 0.5 * 31) / 32)
+    assert all(a < b for a, b in zip(values[:10], values[1:11])) and all(a > b for a, b in zip(values[10:100], values[11:]))
+    with pytest.raises(ConfigError, match="needs its cut"):
+        RunSpec(**{**TINY, "lr_schedule": "slanted_triangular"})
+
+
+def test_the_last_checkpoint_is_kept_whatever_the_dev_score(tmp_path):
+    from sentemb.train.loop import prepare_objective, train
+    from sentemb.runs import execute
+
+    spec = RunSpec(**{**TINY, "checkpoint": "last", "lr_schedule": "slanted_triangular", "warmup_steps": 1})
+    assert spec.run_id != RunSpec(**TINY).run_id and "checkpoint" not in RunSpec(**TINY).as_dict()
+    scores = iter([0.0, 0.9, 0.1])  # step 3 scores best; the last step (6) is kept anyway
+    objective = prepare_objective(spec, *execute.initial_encoders(spec, torch.device("cpu")))
+    outcome = train(objective, spec, execute._training_rows(spec), lambda model, step: {
+        "stsb_dev_spearman": next(scores), "alignment": 0.0, "uniformity": 0.0}, tmp_path, progress=False)
+    assert outcome.best_step == 6 and outcome.best_dev == pytest.approx(0.1)
+    with pytest.raises(ConfigError, match="checkpoint 'best' is not one of"):
+        RunSpec(**{**TINY, "checkpoint": "best"})
