@@ -55,7 +55,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sentemb.augment.span_sampler import DocumentTooShortError, minimum_document_length, sample_anchor_positive_spans
+from sentemb.augment.span_sampler import (POSITIVE_VIEWS, DocumentTooShortError, minimum_document_length,
+                                          sample_anchor_positive_spans)
 from sentemb.data.documents import Document, TokenisedDocument, long_enough, tokenise
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
@@ -162,6 +163,56 @@ def declutr_loss(contrastive_loss: torch.Tensor, mlm_loss: torch.Tensor) -> torc
     return contrastive_loss + mlm_loss
 
 
+PROJECTIONS = ("none", "linear", "mlp")
+
+
+def projection_head(kind: str, dim: int, out_dim: int) -> nn.Module:
+    """DeCLUTR Figure S1a (SimCLR's head, the supplement's Eq. S1): z = W2 sigma(W1 e), W1 (dim x dim), W2 (out_dim x
+    dim), sigma a ReLU (``mlp``) or the identity (``linear``); ``none`` is e itself. Used in training only: the
+    evaluated embedding is e. Each span's embedding is projected, then a anchor's positives are averaged (our order;
+    the paper does not say)."""
+    if kind == "none":
+        return nn.Identity()
+    return nn.Sequential(nn.Linear(dim, dim), nn.ReLU() if kind == "mlp" else nn.Identity(), nn.Linear(dim, out_dim))
+
+
+class MemoryBankContrastiveLoss(nn.Module):
+    """Eq. 2 with a cross-batch memory (DeCLUTR Figure S1b, XBM): pytorch-metric-learning's ``CrossBatchMemory``
+    around its ``NTXentLoss``, as the supplement's experiment used. The 2AN embeddings of a step (anchors, then
+    mean positives) are enqueued, and every pair is contrasted with the rest of the batch plus the queue (up to
+    ``memory_size`` earlier embeddings, oldest replaced first). Each pair gets a label no earlier pair had, so an
+    embedding in the queue is only ever a negative. With an empty queue the loss is :func:`nt_xent`.
+
+    Resuming restores the queue exactly: the memory tensors are buffers of the wrapped module, and the queue
+    position, its filled flag and the label counter travel in this module's extra state."""
+
+    def __init__(self, temperature: float, dim: int, memory_size: int) -> None:
+        super().__init__()
+        from pytorch_metric_learning.losses import CrossBatchMemory, NTXentLoss
+
+        self.memory = CrossBatchMemory(NTXentLoss(temperature=temperature), embedding_size=dim,
+                                       memory_size=memory_size)
+        self.pairs_seen = 0
+
+    @fp32_loss
+    def forward(self, anchor_embeddings: torch.Tensor, positive_embeddings: torch.Tensor) -> torch.Tensor:
+        count = anchor_embeddings.shape[0]
+        if 2 * count > self.memory.memory_size:
+            raise ConfigError(f"memory_size {self.memory.memory_size} is smaller than a step's {2 * count} embeddings "
+                              "(2 x anchors): make it at least that")
+        labels = torch.arange(self.pairs_seen, self.pairs_seen + count, device=anchor_embeddings.device).repeat(2)
+        self.pairs_seen += count
+        return self.memory(torch.cat([anchor_embeddings, positive_embeddings.mean(dim=1)]), labels)
+
+    def get_extra_state(self) -> dict:
+        return {"queue_idx": int(self.memory.queue_idx), "has_been_filled": bool(self.memory.has_been_filled),
+                "pairs_seen": self.pairs_seen}
+
+    def set_extra_state(self, state: dict) -> None:
+        self.memory.queue_idx, self.memory.has_been_filled = state["queue_idx"], state["has_been_filled"]
+        self.pairs_seen = state["pairs_seen"]
+
+
 class MaskedLMLoss(nn.Module):
     """L_MLM through a prediction head, in float32: the head reads only the selected positions' token states."""
 
@@ -211,17 +262,28 @@ class DeCLUTR(TrainingObjective):
         Param("temperature", float, 0.05, "tau of Eq. 2", low=0.0, low_open=True),
         Param("contrastive", bool, True, "include L_contrastive (Figure 3: false = MLM only)"),
         Param("mlm_weight", float, 1.0, "weight of L_MLM in Eq. 3 (1 in the paper; 0 = contrastive only)", low=0.0),
+        Param("positive_views", str, "any", "which positives (Figure 2c): overlapping/adjacent/subsumed, or one view",
+              choices=POSITIVE_VIEWS),
+        Param("projection", str, "none", "head between pooler and loss, training only (Figure S1a, Eq. S1)",
+              choices=PROJECTIONS),
+        Param("projection_dim", int, 128, "output width of the projection head (Figure S1a)", low=1),
+        Param("memory_size", int, 0, "queue of a cross-batch memory of embeddings, extra negatives (Figure S1b); "
+              "0: none", low=0),
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, num_anchors: int, num_positives: int,
                  min_span_len: int, max_span_len: int, temperature: float, contrastive: bool,
-                 mlm_weight: float) -> None:
+                 mlm_weight: float, positive_views: str, projection: str, projection_dim: int,
+                 memory_size: int) -> None:
         super().__init__(encoder, max_len)
         self.num_anchors, self.num_positives = num_anchors, num_positives
         self.min_span_len, self.max_span_len = min_span_len, max_span_len
-        self.contrastive, self.mlm_weight = contrastive, mlm_weight
+        self.contrastive, self.mlm_weight, self.positive_views = contrastive, mlm_weight, positive_views
         self.sequences_per_row = num_anchors * (1 + num_positives)  # spans encoded per document
-        self.contrastive_loss = DeclutrContrastiveLoss(temperature)
+        self.projection = projection_head(projection, encoder.dim, projection_dim)
+        self.contrastive_loss = (DeclutrContrastiveLoss(temperature) if memory_size == 0 else
+                                 MemoryBankContrastiveLoss(temperature, projection_dim if projection != "none"
+                                                           else encoder.dim, memory_size))
         self.mlm_loss = MaskedLMLoss(tied_mlm_head(encoder)) if mlm_weight > 0 else None
 
     @classmethod
@@ -248,7 +310,8 @@ class DeCLUTR(TrainingObjective):
             try:
                 spans = sample_anchor_positive_spans(
                     document.token_ids, rng, num_anchors=self.num_anchors, num_positives=self.num_positives,
-                    min_span_len=self.min_span_len, max_span_len=self.max_span_len)
+                    min_span_len=self.min_span_len, max_span_len=self.max_span_len,
+                    positive_views=self.positive_views)
             except DocumentTooShortError as exc:
                 raise DocumentTooShortError(f"document {document.id!r}: {exc}") from None
             anchors.extend(spans.anchor_tokens)
@@ -284,7 +347,7 @@ class DeCLUTR(TrainingObjective):
             anchor_embeddings = self.encoder(**anchor_inputs, training=True)
         if self.contrastive:
             flat = [span for spans in positives for span in spans]  # anchor-major: anchor 0's P, anchor 1's P, ...
-            positive_embeddings = self.encoder(**self._inputs(flat), training=True)
+            positive_embeddings = self.projection(self.encoder(**self._inputs(flat), training=True))
             positive_embeddings = positive_embeddings.view(len(anchors), self.num_positives, -1)
-            loss = loss + self.contrastive_loss(anchor_embeddings, positive_embeddings)
+            loss = loss + self.contrastive_loss(self.projection(anchor_embeddings), positive_embeddings)
         return loss

@@ -21,6 +21,7 @@ loaded back into the objective and its evaluated encoder is saved to ``best/`` (
 
 from __future__ import annotations
 
+import copy
 import random
 import shutil
 import time
@@ -136,7 +137,10 @@ def _set_rng_state(state: dict, device: torch.device) -> None:
 
 
 def _cpu_copy(state_dict: dict) -> dict:
-    return {k: v.detach().to("cpu", copy=True) for k, v in state_dict.items()}
+    """A CPU copy of a state dict; non-tensor entries (a module's extra state, e.g. a memory queue's position)
+    are deep-copied."""
+    return {k: v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else copy.deepcopy(v)
+            for k, v in state_dict.items()}
 
 
 def _save_best(objective: TrainingObjective, best_dir: Path) -> None:
