@@ -42,7 +42,9 @@ own indexing; mixing them would average positives of different anchors.
 the N documents of the batch, spans encoded with mean pooling, NT-Xent over the 2AN embeddings, plus MLM on the
 (masked) anchors. The MLM head is the objective's own: all-MiniLM-L6-v2 is distributed without one, so the objective
 creates a fresh BERT prediction head (transformers' ``BertLMPredictionHead``: dense + GELU + LayerNorm, then the
-decoder) whose decoder weight is tied to the encoder's input word embeddings, as BERT ties its own.
+decoder) whose decoder weight is tied to the encoder's input word embeddings, as BERT ties its own. The official
+code (AllenNLP's ``mlm`` embedder) uses the checkpoint's own pretrained LM head; on the full profile's RoBERTa this
+archive still starts from a fresh head, a deviation to remove when the full profile runs.
 """
 
 from __future__ import annotations

@@ -1,0 +1,43 @@
+"""DeCLUTR's grid: the paper's settings in the full profile, the small profile's substitutions, and one smoke run
+through the run store."""
+
+from papers.declutr.experiments import CORE, FIGURE3_RUNS, SMALL_SPANS, STEPS, grid, paper_grid
+from sentemb.runs import execute
+
+
+def test_the_papers_settings_carry_into_the_full_profile():
+    spec = grid("full")["declutr"][0]
+    assert (spec.backbone, spec.pooler, spec.train_data) == ("roberta-base", "avg", "openwebtext")
+    assert (spec.batch_size, spec.lr, spec.weight_decay, spec.grad_clip) == (16, 5e-5, 0.1, 1.0)
+    assert spec.steps == STEPS == 495_243 // 16 and spec.warmup_steps == round(0.1 * STEPS)
+    assert (spec.lr_schedule, spec.checkpoint, spec.precision, spec.max_len) == ("slanted_triangular", "last", "fp16", 514)
+    assert spec.final_eval == "sts,declutr"
+    params = spec.objective_params
+    assert (params["num_anchors"], params["num_positives"], params["temperature"]) == (2, 2, 0.05)
+    assert (params["min_span_len"], params["max_span_len"], params["mlm_weight"]) == (32, 512, 1.0)
+    assert (params["projection"], params["memory_size"], params["positive_views"]) == ("none", 0, "any")
+    assert len(grid("full")["declutr"]) == 5 and len(grid("full")["a1_p4_t0.0005"]) == 1
+    names = paper_grid()
+    assert len(names) == 42 and "a2_p2_t0.05" not in names  # Figure 2's default point is the declutr row
+
+
+def test_the_small_profile_scales_spans_steps_and_data():
+    small = grid("small")
+    spec = small["declutr"][0]
+    assert (spec.backbone, spec.train_data, spec.steps, spec.batch_size) == ("all-MiniLM-L6-v2", "wikitext2_articles", 60, 16)
+    assert spec.objective_params["max_span_len"] == SMALL_SPANS["max_span_len"] and spec.max_len == 66
+    assert spec.warmup_steps == 6 and len(small["declutr"]) == 3 and small["a1_p1_t0.05"][0].final_eval == "stsb_dev"
+    assert [small[name][0].steps for name in FIGURE3_RUNS if name.startswith("mlm")] == [15, 30, 60]
+    assert set(grid("small", extended=False)) == set(CORE)
+    ids = [s.run_id for specs in small.values() for s in specs]
+    assert len(ids) == len(set(ids))
+
+
+def test_a_smoke_grid_point_runs_through_the_store():
+    spec = grid("smoke")["views_subsumed"][0]
+    record = execute.ensure(spec, progress=False)
+    assert record["training"]["best_step"] == spec.steps  # checkpoint "last"
+    assert record["training"]["n_training_rows_available"] > 0
+    assert record["spec"]["objective_params"]["positive_views"] == "subsumed"
+    assert 0 <= abs(record["metrics"]["stsb_dev_spearman"]) <= 1
+    assert execute.ensure(spec, progress=False) == record  # cached
