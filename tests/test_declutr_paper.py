@@ -1,6 +1,8 @@
 """DeCLUTR's grid: the paper's settings in the full profile, the small profile's substitutions, and one smoke run
 through the run store."""
 
+import dataclasses
+
 from papers.declutr.experiments import CORE, FIGURE3_RUNS, SMALL_SPANS, STEPS, grid, paper_grid
 from sentemb.runs import execute
 
@@ -41,3 +43,24 @@ def test_a_smoke_grid_point_runs_through_the_store():
     assert record["spec"]["objective_params"]["positive_views"] == "subsumed"
     assert 0 <= abs(record["metrics"]["stsb_dev_spearman"]) <= 1
     assert execute.ensure(spec, progress=False) == record  # cached
+
+
+def test_the_declutr_group_adds_declutrs_sts_protocol_to_the_record(monkeypatch):
+    """The wiring only (a real DeCLUTR-protocol evaluation takes minutes even for the tiny model: the 9 downstream
+    classifiers and the 2 regressors are trained)."""
+    from sentemb.evaluate import suite
+
+    seen = {}
+
+    def fake(encode, groups, sts_protocols=("simcse",), **kwargs):
+        seen["protocols"], seen["groups"] = tuple(sts_protocols), list(groups)
+        results, lookup = suite.evaluate_model(encode, ["sts"], sts_protocols=("simcse",), **kwargs)
+        results["sts_senteval"] = {"protocol_name": "senteval", "tasks": {}}
+        results["transfer"] = {"tasks": {"MR": {}}}
+        return results, lookup
+
+    monkeypatch.setattr(execute, "evaluate_model", fake)
+    spec = dataclasses.replace(grid("smoke")["transformer"][0], synthetic_data=True)
+    record = execute.ensure(spec, progress=False)
+    assert seen == {"protocols": ("simcse", "senteval"), "groups": ["sts", "declutr"]}
+    assert record["metrics"]["sts_senteval"]["protocol_name"] == "senteval" and "MR" in record["metrics"]["transfer"]["tasks"]

@@ -74,7 +74,9 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
 
 
 def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, progress: bool) -> tuple[dict, dict]:
-    """STS (and any further groups of ``final_eval``) and the STS-B analyses, from one encoding pass."""
+    """STS (and any further groups of ``final_eval``) and the STS-B analyses, from one encoding pass. The ``declutr``
+    group adds DeCLUTR's STS protocol (original SentEval: STS12-16 "mean", a regressor for STS-B and SICK-R) as
+    ``metrics["sts_senteval"]``, next to SimCSE's."""
     stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
     analysis_pairs = [stsb.parts[s] for s in spec.analysis_splits]
     extra = [s for p in analysis_pairs for s in p.sentences()] + stsb.parts["dev"].sentences()
@@ -85,9 +87,9 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, 
                                  precision=spec.eval_precision), groups,
         sts_splits=splits, transfer_mode="test" if spec.profile == "full" else "fasttest",
         synthetic=spec.synthetic_data, mteb_model=encoder, extra_sentences=extra, batch_size=ENCODE_BATCH,
-        precision=spec.eval_precision)
+        precision=spec.eval_precision, sts_protocols=("simcse", "senteval") if "declutr" in groups else ("simcse",))
     metrics = results.pop("sts_simcse", {"protocol": PROTOCOL, "splits": list(splits), "tasks": {}, "summary": {}})
-    metrics.update({k: v for k, v in results.items() if k in ("transfer", "mteb")})
+    metrics.update({k: v for k, v in results.items() if k in ("transfer", "mteb", "sts_senteval")})
     dev = stsb.parts["dev"]
     metrics["stsb_dev_spearman"] = correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
     metrics["n_sentences_encoded"] = results["n_sentences"]
