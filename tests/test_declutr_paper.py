@@ -3,6 +3,8 @@ through the run store."""
 
 import dataclasses
 
+import pytest
+
 from papers.declutr.experiments import CORE, FIGURE3_RUNS, SMALL_SPANS, STEPS, grid, paper_grid
 from sentemb.runs import execute
 
@@ -64,3 +66,40 @@ def test_the_declutr_group_adds_declutrs_sts_protocol_to_the_record(monkeypatch)
     record = execute.ensure(spec, progress=False)
     assert seen == {"protocols": ("simcse", "senteval"), "groups": ["sts", "declutr"]}
     assert record["metrics"]["sts_senteval"]["protocol_name"] == "senteval" and "MR" in record["metrics"]["transfer"]["tasks"]
+
+
+def test_supplement_3_2_average_gives_back_the_papers_downstream_column():
+    from papers.declutr.report import reported_average
+
+    assert reported_average("DeCLUTR-small (ours)", exclude=()) == pytest.approx(76.80, abs=0.005)  # Table 1
+    assert reported_average("Transformer-small", exclude=()) == pytest.approx(72.69, abs=0.005)
+    assert reported_average("DeCLUTR-small (ours)") == pytest.approx(77.965625)  # the 16 offline tasks
+
+
+def test_report_tables_from_records(monkeypatch):
+    """Table 1 / S3 / S6 arithmetic on two records whose scores are set by hand (the evaluation is replaced)."""
+    from papers.declutr import report
+    from sentemb.evaluate import suite
+
+    def fake(encode, groups, sts_protocols=("simcse",), **kwargs):
+        results, lookup = suite.evaluate_model(encode, ["sts"], sts_protocols=("simcse",), **kwargs)
+        tasks = {t: {"acc": 80.0, "devacc": 81.0} for t in ("CR", "MR", "MPQA", "SUBJ", "SST2", "SST5", "TREC",
+                                                             "SICKEntailment")}
+        tasks["MRPC"] = {"acc": 70.0, "f1": 80.0, "devacc": 72.0}
+        sts = {t: {"aggregate": {"spearman": {"mean": 0.6, "all": 0.5, "wmean": 0.55}}} for t in report.STS_SUBSETS}
+        sts.update({t: {"spearman": 0.7, "devpearson": 0.75} for t in report.REGRESSOR_TASKS})
+        results["transfer"] = {"tasks": tasks}
+        results["sts_senteval"] = {"protocol_name": "senteval", "tasks": sts}
+        return results, lookup
+
+    monkeypatch.setattr(execute, "evaluate_model", fake)
+    spec = dataclasses.replace(grid("smoke")["transformer"][0], synthetic_data=True)
+    records = {"transformer": [execute.ensure(spec, progress=False)], "declutr": []}
+    t1 = report.table1(records)
+    expected = (8 * 80 + 75 + 2 * 70 + 5 * 60) / 16  # 8 accuracies, MRPC (70 + 80) / 2, 2 regressors, STS12-16
+    assert t1["reproduced"].iloc[0] == pytest.approx(expected) and t1["reported"].iloc[0] == pytest.approx(72.69)
+    assert t1["delta"].iloc[0] == pytest.approx(expected - 73.493125)
+    s3 = report.tableS3(records).set_index(["column", "metric"])
+    assert s3.loc[("MRPC", "f1"), "reproduced"] == 80.0 and s3.loc[("STS12", "spearman"), "reported"] == 54.95
+    s6 = report.tableS6(records)
+    assert s6["reproduced"].iloc[0] == pytest.approx((8 * 81 + 72 + 2 * 75) / 11) and s6["n_tasks"].iloc[0] == "11"
