@@ -282,10 +282,12 @@ def wide(table: pd.DataFrame) -> pd.DataFrame:
 # -- figures --------------------------------------------------------------------------------------------------------
 
 def _save(fig, name: str, profile: str, points: pd.DataFrame) -> list[Path]:
+    """Saved with a caption naming the profile, its substitutes, the score, and where the points' run ids are."""
     _, folder = output_dirs(profile)
     fig.tight_layout()
-    return style.save(fig, folder, name, f"profile {profile}; {SUBSTITUTES}; y = {DEV_SCORE}; runs "
-                      + ";".join(points["run_id"]))
+    substitutes = f"{SUBSTITUTES}; " if profile == "small" else ""
+    return style.save(fig, folder, name, f"profile {profile}; {substitutes}y = {DEV_SCORE}; {len(points)} runs, "
+                      f"one seed each: their run ids are in results/declutr/{profile}/figures.csv")
 
 
 def figure2(points: pd.DataFrame, profile: str) -> list[Path]:
@@ -305,7 +307,7 @@ def figure2(points: pd.DataFrame, profile: str) -> list[Path]:
     sns.boxplot(data=grid_points, x="num_positives", y="dev_score", ax=axes[1], color=style.PALETTE[1])
     sns.stripplot(data=grid_points, x="num_positives", y="dev_score", hue="temperature", ax=axes[1], palette="deep",
                   legend=False)
-    sns.barplot(data=views, x="positive_views", y="dev_score", ax=axes[2], color=style.PALETTE[2])
+    sns.stripplot(data=views, x="positive_views", y="dev_score", ax=axes[2], color=style.PALETTE[2], size=8)
     axes[0].set_title("(a) anchors A")
     axes[1].set_title("(b) positives P")
     axes[2].set_title("(c) positive views (A = P = 2)")
