@@ -38,7 +38,7 @@ def test_the_small_profile_scales_spans_steps_and_data():
 
 
 def test_a_smoke_grid_point_runs_through_the_store():
-    spec = grid("smoke")["views_subsumed"][0]
+    spec = dataclasses.replace(grid("smoke")["views_subsumed"][0], synthetic_data=True)  # generated documents
     record = execute.ensure(spec, progress=False)
     assert record["training"]["best_step"] == spec.steps  # checkpoint "last"
     assert record["training"]["n_training_rows_available"] > 0
