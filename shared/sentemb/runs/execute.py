@@ -22,7 +22,7 @@ from sentemb.data.corpora import load_rows
 from sentemb.data.files import track_reads
 from sentemb.data.sts import load_task
 from sentemb.errors import SentembError
-from sentemb.evaluate.embedding_cache import cached_encode, save_run_embeddings
+from sentemb.evaluate.embedding_cache import cached_encode, load_run_embeddings, save_run_embeddings
 from sentemb.evaluate.sts import PROTOCOL, correlations, pair_scores
 from sentemb.evaluate.suite import evaluate_model
 from sentemb.models.backbone import TINY_RANDOM_BERT, backbone_revision
@@ -129,10 +129,25 @@ def initial_encoders(spec: RunSpec, device: torch.device, progress: bool = False
     return encoders
 
 
+def _evaluation_embeddings_of(spec: RunSpec, run_id: str) -> dict | None:
+    """Run ``run_id``'s saved final-evaluation embeddings when they are what ``spec`` would compute from that run's
+    model (same backbone, pooler and evaluation precision), else None; None also when this machine lacks them."""
+    record = store.load(spec.profile, run_id)
+    if record is None:
+        return None
+    member = RunSpec.from_dict(record["spec"])
+    if (member.backbone, member.pooler, member.eval_precision) != (spec.backbone, spec.pooler, spec.eval_precision):
+        return None
+    return load_run_embeddings(run_id)
+
+
 def untrained_model(spec: RunSpec, device: torch.device, progress: bool = False):
-    """The evaluated model of a spec that does not train: the backbone, or the sum of the ``init_runs`` models."""
+    """The evaluated model of a spec that does not train: the backbone, or the sum of the ``init_runs`` models.
+    Each member of a sum reuses its run's saved evaluation embeddings where this machine has them, so that a plain
+    ensemble of recorded runs encodes only the sentences those runs did not."""
     if spec.init_runs:
-        return SummedEncoders(initial_encoders(spec, device, progress), name="sum of runs " + "+".join(spec.init_runs))
+        return SummedEncoders(initial_encoders(spec, device, progress), name="sum of runs " + "+".join(spec.init_runs),
+                              known=[_evaluation_embeddings_of(spec, run_id) for run_id in spec.init_runs])
     encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
     return encoder.to(device)
 
