@@ -33,8 +33,12 @@ from sentemb.errors import ConfigError, DataError
 
 MIRROR_DOCUMENTS = "wikitext2_articles"
 OPENWEBTEXT = "openwebtext"
-#: The Hugging Face dataset the full profile reads OpenWebText from (the corpus the paper cites, [50]).
+#: The Hugging Face dataset the full profile reads OpenWebText from (the corpus the paper cites, [50]). Its ``main``
+#: branch is a loading script, which ``datasets`` >= 4 no longer runs; the Hub's Parquet conversion of it
+#: (``refs/convert/parquet``) is read instead. Not verifiable offline: whether that conversion is complete (the Hub
+#: converts large datasets only in part) is to be checked when the full profile first runs.
 OPENWEBTEXT_DATASET = "Skylion007/openwebtext"
+OPENWEBTEXT_REVISION = "refs/convert/parquet"
 DOCUMENT_CORPORA = (OPENWEBTEXT, MIRROR_DOCUMENTS)
 
 
@@ -59,7 +63,7 @@ def load_documents(name: str) -> list[Document]:
     if name == MIRROR_DOCUMENTS:
         return _mirror_documents()
     if name == OPENWEBTEXT:
-        return hub_documents(OPENWEBTEXT_DATASET)
+        return hub_documents(OPENWEBTEXT_DATASET, revision=OPENWEBTEXT_REVISION)
     raise ConfigError(f"unknown document corpus {name!r}; choose from {', '.join(DOCUMENT_CORPORA)} or synthetic")
 
 
@@ -81,14 +85,14 @@ def _mirror_documents() -> list[Document]:
 
 
 def hub_documents(dataset: str, data_files: str | Sequence[str] | None = None, split: str = "train",
-                  text_field: str = "text", limit: int | None = None) -> list[Document]:
+                  text_field: str = "text", limit: int | None = None, revision: str | None = None) -> list[Document]:
     """Documents through ``datasets.load_dataset(dataset, data_files=..., split=...)``: the full profile's
     OpenWebText from the Hugging Face hub (downloaded once into the ``datasets`` cache), or any local file the
     ``datasets`` builders read (``dataset="json"`` with ``data_files``). Document ids are ``<dataset>:<row>``."""
     import datasets
 
     try:
-        rows = datasets.load_dataset(dataset, data_files=data_files, split=split)
+        rows = datasets.load_dataset(dataset, data_files=data_files, split=split, revision=revision)
     except Exception as exc:  # the datasets library raises many types (connection, file, builder) for one cause
         raise DataError(f"cannot load documents from {dataset!r}"
                         f"{f' ({data_files})' if data_files else ''}: {exc}.\n  Fix: the full profile needs network "
