@@ -5,7 +5,7 @@
 #   ./run_all.sh                      small profile (default), all papers
 #   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~13 minutes
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
-#   ./run_all.sh --paper simcse       one paper (simcse, simcse_pp, noncontrastive, tncse; comma-separated)
+#   ./run_all.sh --paper simcse       one paper (simcse, simcse_pp, noncontrastive, tncse, declutr; comma-separated)
 #   ./run_all.sh --paper simcse_pp --extended   also the rows kept outside the small profile's budget
 #                                     (SimCSE++'s probes; the non-contrastive paper's other Table 1 cells;
 #                                     TNCSE's Tables 2, 4-6)
@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 
 usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
-paper=simcse,simcse_pp,noncontrastive,tncse
+paper=simcse,simcse_pp,noncontrastive,tncse,declutr
 no_run=()
 extended=()
 while [ $# -gt 0 ]; do
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, full)" >&2; exit 2; }
                profile="$2"; shift 2 ;;
     --profile=*) profile="${1#*=}"; shift ;;
-    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (simcse, simcse_pp, noncontrastive, tncse)" >&2; exit 2; }
+    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (simcse, simcse_pp, noncontrastive, tncse, declutr)" >&2; exit 2; }
              paper="$2"; shift 2 ;;
     --paper=*) paper="${1#*=}"; shift ;;
     --no-run) no_run=(--no-run); shift ;;

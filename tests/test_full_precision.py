@@ -12,13 +12,16 @@ import pytest
 import torch
 from torch import nn
 
+from sentemb.data.documents import TokenisedDocument
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives import registry
 from sentemb.objectives.declutr import DeclutrContrastiveLoss
 from sentemb.objectives.tensor_norm import TNCSELoss
 
 ROWS = {"sentences": [f"sentence number {i} about a topic" for i in range(16)],
-        "nli_triples": [(f"premise {i}", f"entailment {i}", f"contradiction {i}") for i in range(16)]}
+        "nli_triples": [(f"premise {i}", f"entailment {i}", f"contradiction {i}") for i in range(16)],
+        "documents": [TokenisedDocument(f"doc {i}", tuple(range(2000 + 100 * i, 2200 + 100 * i))) for i in range(4)]}
+DECLUTR_SPANS = {"min_span_len": 4, "max_span_len": 14}
 PARAMS = {  # every loss path of every registered objective
     "simcse_unsup": [{}, {"fixed_dropout_mask": True}],
     "simcse_sup": [{}, {"hard_negative_alpha": 2.0}],
@@ -31,12 +34,15 @@ PARAMS = {  # every loss path of every registered objective
     # random embeddings have negative [CLS] cosines: the official clamp keeps -log cos (Eq. 6) finite
     "tncse": [{"clamp_negative_cosine": True}, {"clamp_negative_cosine": True, "halve_norm_term": True, "nce": False}],
     "tncse_single": [{"clamp_negative_cosine": True}],
+    "declutr": [DECLUTR_SPANS, {**DECLUTR_SPANS, "mlm_weight": 0.0, "memory_size": 64},
+                {**DECLUTR_SPANS, "contrastive": False}],
 }
 
 
 def _objective(name, params):
     encoders = [SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0)
                 for _ in range(registry.encoders_needed(name))]
+
     objective = registry.build_objective(name, params, encoders, max_len=16)
     if hasattr(objective, "projector"):
         objective.projector = nn.Identity()
@@ -57,10 +63,19 @@ def _loss_and_grad(objective, rows, embeddings, precision):
         n = input_ids.shape[0]
         return embed([None] * n), embed([None] * n)
 
+    def pooled(input_ids, attention_mask, token_type_ids=None, training=True):  # DeCLUTR's spans
+        return embed([None] * input_ids.shape[0])
+
+    def pooled_and_states(input_ids, attention_mask, token_type_ids=None):  # DeCLUTR's masked anchors
+        n, length = input_ids.shape
+        return embed([None] * n), embed([None] * (n * length)).view(n, length, -1)
+
     objective.embed = embed
     for module in objective.modules():
         if isinstance(module, SentenceEncoder):
             module.forward_with_pooler_output = cls_and_pooler
+            module.forward = pooled
+            module.forward_with_last_hidden_state = pooled_and_states
     torch.manual_seed(0)  # the Gaussian padding rows of SimCSE++'s BT probe
     if precision == "bf16":
         with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -74,11 +89,16 @@ def _loss_and_grad(objective, rows, embeddings, precision):
 @pytest.mark.parametrize("name, params", [(n, p) for n, ps in PARAMS.items() for p in ps])
 def test_every_objective_loss_is_fp32_under_bf16_autocast(name, params):
     assert set(PARAMS) == set(registry.TRAINING_OBJECTIVES), "a new objective needs its loss paths listed here"
-    objective = _objective(name, params)
+    def fresh():  # one objective per precision: a memory bank's queue carries over from one call to the next
+        torch.manual_seed(0)  # the modules an objective creates (DeCLUTR's MLM head)
+        return _objective(name, params)
+
+    objective = fresh()
     rows = ROWS[objective.rows]
-    embeddings = torch.randn(64 * len(rows), 384, generator=torch.Generator().manual_seed(1))
+    width = objective.encoder.dim if name == "declutr" else 384  # DeCLUTR's MLM head reads encoder-wide token states
+    embeddings = torch.randn(64 * len(rows), width, generator=torch.Generator().manual_seed(1))
     loss32, grad32 = _loss_and_grad(objective, rows, embeddings, "fp32")
-    loss16, grad16 = _loss_and_grad(objective, rows, embeddings, "bf16")
+    loss16, grad16 = _loss_and_grad(fresh(), rows, embeddings, "bf16")
     assert loss16.dtype == torch.float32
     torch.testing.assert_close(loss16, loss32, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(grad16, grad32, rtol=1e-4, atol=1e-7)

@@ -108,6 +108,49 @@ def test_the_evaluated_embedding_is_the_sum_and_best_reloads_to_it(tmp_path):
     assert np.array_equal(reloaded.encode(SENTENCES), model.encode(SENTENCES))
 
 
+def test_known_member_embeddings_are_reused_and_only_the_rest_is_encoded(monkeypatch):
+    members = _two_encoders(seeds=(0, 1))
+    plain = SummedEncoders(members).encode(SENTENCES)
+    known = [{s: v for s, v in zip(SENTENCES[:5], members[0].encode(SENTENCES[:5]))}, None]
+    encoded = []
+    original = SentenceEncoder.encode
+
+    def spy(self, sentences, *args, **kwargs):
+        encoded.append((self is members[0], list(sentences)))
+        return original(self, sentences, *args, **kwargs)
+
+    monkeypatch.setattr(SentenceEncoder, "encode", spy)
+    for member in members:
+        member.truncated_sentences = 0
+    reused = SummedEncoders(members, known=known).encode(SENTENCES)
+    assert np.allclose(reused, plain, atol=1e-6)
+    assert encoded == [(True, SENTENCES[5:]), (False, SENTENCES)]  # member 1 encodes only what it lacks
+    with pytest.raises(ConfigError, match="known embeddings for 1 members"):
+        SummedEncoders(members, known=[None])
+
+
+def test_the_plain_ensemble_of_recorded_runs_reuses_their_evaluation_embeddings(monkeypatch):
+    stage1 = [RunSpec(**{**TINY, "objective": "simcse_unsup", "lr_schedule": "linear", "weight_decay": 0.0,
+                         "seed": seed}) for seed in (42, 43)]
+    records = [execute.ensure(s, progress=False) for s in stage1]
+    spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler",
+                   init_runs=tuple(r["run_id"] for r in records), final_eval="stsb_dev", synthetic_data=True)
+    fresh = SummedEncoders([execute.run_model(r, torch.device("cpu"))[0] for r in records])
+    expected = execute._stsb_dev(fresh, synthetic=True)
+    calls = []
+    original = SentenceEncoder.encode
+    monkeypatch.setattr(SentenceEncoder, "encode",
+                        lambda self, sentences, *a, **k: calls.append(len(sentences)) or original(self, sentences, *a, **k))
+    record = execute.ensure(spec, progress=False)
+    assert record["metrics"]["stsb_dev_spearman"] == pytest.approx(expected, abs=1e-6)
+    assert sum(calls) == 0  # every evaluation sentence was in both runs' saved embeddings
+    # another pooler is another model: its embeddings are not the runs' and are not reused
+    assert execute._evaluation_embeddings_of(spec, records[0]["run_id"]) is not None
+    mean_spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg",
+                        init_runs=spec.init_runs, final_eval="stsb_dev", synthetic_data=True)
+    assert execute._evaluation_embeddings_of(mean_spec, records[0]["run_id"]) is None
+
+
 def _train(spec, folder, evaluate=None):
     objective = prepare_objective(spec, *execute.initial_encoders(spec, torch.device("cpu")))
     dev = execute._dev_evaluator(spec, load_task("STSBenchmark", synthetic=True), progress=False)

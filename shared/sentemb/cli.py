@@ -20,7 +20,7 @@ from pathlib import Path
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
-PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse")
+PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr")
 
 
 def _threads(n: int | None) -> None:

@@ -40,7 +40,8 @@ from sentemb.models.backbone import MINILM, TINY_RANDOM_BERT
 from sentemb.spec import RunSpec
 
 # The mirror's substitutes for the papers' training files (see ../shared/datasets/training/README.md).
-MIRROR_CORPORA = {"wiki1m_for_simcse": "wiki_sentences_combined", "nli_for_simcse": "snli_devtest_for_simcse"}
+MIRROR_CORPORA = {"wiki1m_for_simcse": "wiki_sentences_combined", "nli_for_simcse": "snli_devtest_for_simcse",
+                  "openwebtext": "wikitext2_articles"}
 
 
 def mirror_corpus(name: str | None) -> str | None:
@@ -79,6 +80,8 @@ class Profile:
         if paper_spec.trains:
             if self.steps is not None:
                 changes["steps"] = min(self.steps, paper_spec.steps)
+                if paper_spec.warmup_steps:  # warm-up (or a slanted triangle's cut) keeps its share of the steps
+                    changes["warmup_steps"] = max(1, round(paper_spec.warmup_steps * changes["steps"] / paper_spec.steps))
             if self.max_batch is not None:
                 changes["batch_size"] = min(self.max_batch, paper_spec.batch_size)
             if self.eval_every is not None:  # evaluations rescaled: the trajectory is sampled at them too

@@ -9,7 +9,7 @@ The spec is paper-free: it names an objective and carries that objective's param
 (:mod:`sentemb.objectives.registry`). The stored parameters are the resolved ones (every default
 filled in), so a run id changes when an objective's default changes.
 
-Fields added after records exist (``ADDED_FIELDS``: ``init_runs``, ``lr_schedule``) are left out of the canonical
+Fields added after records exist (``ADDED_FIELDS``: ``init_runs``, ``lr_schedule``, ``checkpoint``) are left out of the canonical
 form while they hold their default, so adding them changed no run id; a spec that sets one gets its own id.
 
 This module sits below both the training loop (``train``) and the run executor (``runs``): both
@@ -40,9 +40,15 @@ from sentemb.precision import PRECISIONS
 CODE_VERSION = 2
 FINAL_EVALS = ("sts", "stsb_dev")  # or groups joined by commas, "sts" first: "sts,transfer,mteb"
 PROFILES = ("smoke", "small", "full")
-LR_SCHEDULES = ("linear", "constant")  # linear: warm-up then decay to 0 (HF Trainer's default); constant: no scheduler
+#: linear: warm-up then decay to 0 (HF Trainer's default); constant: no scheduler; slanted_triangular: ULMFiT's (Howard &
+#: Ruder 2018, Eq. 3; AllenNLP's ``slanted_triangular``, ratio 32) with its cut at ``warmup_steps`` (DeCLUTR: cut
+#: fraction 0.1 of the steps).
+LR_SCHEDULES = ("linear", "constant", "slanted_triangular")
+#: best_dev: the evaluation with the best STS-B dev score (SimCSE's selection); last: the weights after the last step
+#: (DeCLUTR's configs keep every epoch's checkpoint and select none on validation).
+CHECKPOINTS = ("best_dev", "last")
 #: Fields added after run records existed: omitted from the canonical form (and so from run ids) at their default.
-ADDED_FIELDS = {"init_runs": (), "lr_schedule": "linear"}
+ADDED_FIELDS = {"init_runs": (), "lr_schedule": "linear", "checkpoint": "best_dev"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,7 @@ class RunSpec:
     # training (objective "none"), two or more runs whose summed embeddings are evaluated (TNCSE's plain ensemble).
     init_runs: tuple[str, ...] = ()
     lr_schedule: str = "linear"  # see LR_SCHEDULES
+    checkpoint: str = "best_dev"  # which weights a run keeps and evaluates; see CHECKPOINTS
     notes: str = field(default="", compare=False)  # free text, not part of the id
 
     def __post_init__(self) -> None:
@@ -113,6 +120,11 @@ class RunSpec:
             problems.append(f"lr_schedule {self.lr_schedule!r} is not one of {LR_SCHEDULES}")
         elif self.lr_schedule == "constant" and self.warmup_steps:
             problems.append("lr_schedule 'constant' has no warm-up: set warmup_steps to 0")
+        elif self.lr_schedule == "slanted_triangular" and not 0 < self.warmup_steps < max(self.steps, 1):
+            problems.append("lr_schedule 'slanted_triangular' needs its cut: 0 < warmup_steps < steps "
+                            f"(DeCLUTR: 10 % of the steps), got warmup_steps={self.warmup_steps}, steps={self.steps}")
+        if self.checkpoint not in CHECKPOINTS:
+            problems.append(f"checkpoint {self.checkpoint!r} is not one of {CHECKPOINTS}")
         if self.code_version != CODE_VERSION:
             problems.append(f"code_version {self.code_version} is not this code's {CODE_VERSION} (a spec or record of "
                             "earlier code is stale: delete its record and run the spec again)")

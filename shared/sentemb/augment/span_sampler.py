@@ -46,6 +46,13 @@ anchor, is adjacent to it (start = s_i^start - l_positive or start = s_i^end), i
 or (when l_positive > l_anchor) contains it; the clipping to the document is the official code's
 and keeps the range non-empty. Positives of one anchor are drawn independently.
 
+Positive views (DeCLUTR Figure 2c, the official ``sampling_strategy``): ``positive_views="any"`` is the range above
+(overlapping, adjacent or subsumed; the paper's method and the official default). ``"adjacent"`` puts each
+positive right before or right after its anchor (start = s_i^start - l_positive or start = s_i^end, one of the two
+that fit in the document, uniformly; when neither fits, it is shortened to the longer free side). ``"subsumed"`` puts it inside the anchor (start ~ U{s_i^start ... s_i^end -
+l_positive}), its length first cut to the anchor's when it is longer. The archive's readings; the paper names the
+views without their formulas.
+
 Document length: like the official code we require n >= 2 * A * l_max tokens (2048 for the
 paper's settings) and raise :class:`DocumentTooShortError` otherwise. Our placement needs only
 n >= A * l_max + (A - 1) * l_max, so the official bound is sufficient. The official code counts
@@ -68,6 +75,7 @@ Span = tuple[int, int]
 
 ANCHOR_BETA = (4.0, 2.0)
 POSITIVE_BETA = (2.0, 4.0)
+POSITIVE_VIEWS = ("any", "adjacent", "subsumed")
 
 
 class DocumentTooShortError(DataError, ValueError):
@@ -131,9 +139,12 @@ def sample_anchor_positive_spans(
     num_positives: int = 2,
     min_span_len: int = 32,
     max_span_len: int = 512,
+    positive_views: str = "any",
 ) -> SampledSpans[Token]:
     """Sample A anchors and P positives per anchor from one tokenised document (§3.1.1)."""
     _check_parameters(num_anchors, num_positives, min_span_len, max_span_len)
+    if positive_views not in POSITIVE_VIEWS:
+        raise ValueError(f"positive_views must be one of {POSITIVE_VIEWS}, got {positive_views!r}")
     num_tokens = len(document)
     minimum = minimum_document_length(num_anchors, max_span_len)
     if num_tokens < minimum:
@@ -154,7 +165,16 @@ def sample_anchor_positive_spans(
         positives = []
         for _ in range(num_positives):
             length = scale_to_span_length(rng.betavariate(*POSITIVE_BETA), min_span_len, max_span_len)
-            start = rng.randint(max(0, anchor_start - length), min(anchor_end, num_tokens - length))
+            if positive_views == "any":
+                start = rng.randint(max(0, anchor_start - length), min(anchor_end, num_tokens - length))
+            elif positive_views == "adjacent":
+                if anchor_start < length and anchor_end + length > num_tokens:  # neither side has room: shorten
+                    length = max(anchor_start, num_tokens - anchor_end)
+                sides = [s for s in (anchor_start - length, anchor_end) if 0 <= s <= num_tokens - length]
+                start = rng.choice(sides)
+            else:  # subsumed
+                length = min(length, anchor_end - anchor_start)
+                start = rng.randint(anchor_start, anchor_end - length)
             positives.append((start, start + length))
         positive_spans.append(tuple(positives))
 

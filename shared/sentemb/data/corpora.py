@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 
+from sentemb.data.documents import load_documents
 from sentemb.data.files import read_text
 from sentemb.data.registry import files_of
 from sentemb.data.synthetic import synthetic_nli_triples, synthetic_sentences
@@ -72,7 +73,7 @@ def load_nli_triples(name: str) -> list[tuple[str, str, str]]:
 
 
 # The kinds of training rows an objective can ask for (``TrainingObjective.rows``) and their loaders.
-ROW_LOADERS = {"sentences": load_sentences, "nli_triples": load_nli_triples}
+ROW_LOADERS = {"sentences": load_sentences, "nli_triples": load_nli_triples, "documents": load_documents}
 
 
 def load_rows(kind: str, name: str) -> list:

@@ -92,6 +92,14 @@ class SentenceEncoder(nn.Module):
             rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
         return rep
 
+    def forward_with_last_hidden_state(self, input_ids, attention_mask, token_type_ids=None):
+        """Training path returning (the pooled representation, the last layer's token states (B, L, d)) from one
+        forward pass; DeCLUTR's MLM head reads the token states of the same pass that gives the span embedding."""
+        out, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids)
+        if uses_checkpoint_mlp(self.pooler, True):
+            rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
+        return rep, out.last_hidden_state
+
     def forward_with_pooler_output(self, input_ids, attention_mask, token_type_ids=None) -> tuple[torch.Tensor, torch.Tensor]:
         """Training path returning (the pooled representation, BERT's ``pooler_output``) from one forward pass.
 
@@ -108,6 +116,16 @@ class SentenceEncoder(nn.Module):
         )
         return {k: v.to(self.device) for k, v in batch.items()}
 
+    def _token_lengths(self, sentences: list[str]) -> list[int]:
+        return [len(ids) for ids in self.tokenizer(sentences, add_special_tokens=True)["input_ids"]]
+
+    def count_truncated(self, sentences: list[str]) -> None:
+        """Count, as :meth:`encode` does, the distinct ``sentences`` longer than the position limit, for embeddings
+        of this model taken from elsewhere (a run's saved evaluation embeddings) instead of encoded."""
+        unique = list(dict.fromkeys(sentences))
+        if unique:
+            self.truncated_sentences += int(sum(n > self.max_positions for n in self._token_lengths(unique)))
+
     @torch.inference_mode()
     def encode(self, sentences: list[str], batch_size: int = 64, progress: bool | str = False,
                precision: str = "fp32") -> np.ndarray:
@@ -116,7 +134,7 @@ class SentenceEncoder(nn.Module):
         if not unique:
             return np.zeros((0, self.dim), dtype=np.float32)
         limit = self.max_positions
-        lengths = [len(ids) for ids in self.tokenizer(unique, add_special_tokens=True)["input_ids"]]
+        lengths = self._token_lengths(unique)
         order = np.argsort(lengths, kind="stable")
         self.truncated_sentences += int(sum(length > limit for length in lengths))
         was_training = self.training

@@ -11,7 +11,12 @@ the MTEB adapter, derived analyses, the saved ``best/`` directory) uses the inte
 ``nn.Module``'s ``eval``/``train``/``parameters``. None of them knows which of the two it holds.
 
 ``encode`` runs each member's own evaluation path (eval mode, no truncation below the position limit) and adds
-the float32 outputs, so the sum is exactly the official one. ``save(directory)`` writes one Hugging Face
+the float32 outputs, so the sum is exactly the official one. A member can come with ``known`` embeddings: what that
+very model already produced on its own evaluation path (a recorded run's final-evaluation embeddings, kept by
+:mod:`sentemb.evaluate.embedding_cache`). Sentences found there are not encoded again; the others are. This is how
+the plain ensemble of two recorded runs (TNCSE Table 3/4 "None") costs seconds instead of two encodings of every
+evaluation sentence. Taken from a lookup or encoded, a member's vector is the same up to float rounding (the
+batches that encode it differ, ~1e-7). ``save(directory)`` writes one Hugging Face
 directory per member (``encoder_1/``, ``encoder_2/``, ...) and ``summed_encoders.json`` naming them;
 :func:`sentemb.models.saved.load_saved_model` reads either layout back.
 """
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import torch
@@ -33,14 +38,19 @@ MANIFEST = "summed_encoders.json"
 
 
 class SummedEncoders(nn.Module):
-    def __init__(self, members: Sequence[SentenceEncoder], name: str = "") -> None:
+    def __init__(self, members: Sequence[SentenceEncoder], name: str = "",
+                 known: Sequence[Mapping[str, np.ndarray] | None] | None = None) -> None:
         super().__init__()
         if len(members) < 2:
             raise ConfigError(f"a sum of encoders needs at least two members, got {len(members)}")
         dims = {m.dim for m in members}
         if len(dims) != 1:
             raise ConfigError(f"the summed encoders must have one width, got {sorted(dims)}")
+        known = list(known) if known is not None else [None] * len(members)
+        if len(known) != len(members):
+            raise ConfigError(f"known embeddings for {len(known)} members, but the sum has {len(members)}")
         self.members = nn.ModuleList(members)
+        self.known = known
         self.name = name
 
     # -- the shared interface -----------------------------------------------------------------
@@ -75,9 +85,19 @@ class SummedEncoders(nn.Module):
                precision: str = "fp32") -> np.ndarray:
         """float32 (n, dim): the sum of the members' embeddings of ``sentences``, in input order."""
         total = None
-        for i, member in enumerate(self.members, start=1):
+        for i, (member, known) in enumerate(zip(self.members, self.known), start=1):
             label = progress if not isinstance(progress, str) else f"{progress} (encoder {i}/{len(self.members)})"
-            vectors = member.encode(sentences, batch_size=batch_size, progress=label, precision=precision)
+            if known:
+                unique = list(dict.fromkeys(sentences))
+                missing = [s for s in unique if s not in known]
+                member.count_truncated([s for s in unique if s in known])
+                fresh = dict(zip(missing, member.encode(missing, batch_size=batch_size, progress=label,
+                                                        precision=precision)))
+                vectors = np.zeros((len(sentences), self.dim), dtype=np.float32)
+                for row, s in enumerate(sentences):
+                    vectors[row] = known[s] if s in known else fresh[s]
+            else:
+                vectors = member.encode(sentences, batch_size=batch_size, progress=label, precision=precision)
             total = vectors if total is None else total + vectors
         return total
 

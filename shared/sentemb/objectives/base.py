@@ -144,6 +144,11 @@ class TrainingObjective(nn.Module):
         return []
 
     # -- training -----------------------------------------------------------------------------
+    def select_rows(self, rows: Sequence) -> list:
+        """The training rows this objective can use, in order (all of them unless it says otherwise: DeCLUTR
+        keeps the documents long enough for its spans)."""
+        return list(rows)
+
     def forward(self, rows: Sequence, rng: random.Random) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
 

@@ -31,20 +31,40 @@ ours: at least one token is selected in every sequence that has a maskable token
 code, following Hugging Face's collator, may select none), and the input tensor is never
 modified in place.
 
-Indexing: the paper orders positives as s_{i+pAN}; a flat (P*AN, d) batch of positive
-embeddings in that order becomes this module's (AN, P, d) input with
-``flat.view(P, AN, d).transpose(0, 1)``.
+Layout of the positives: **anchor-major**, (AN, P, d), row i holding the P positives of anchor i. The paper
+indexes positives as s_{i+pAN} (positive-major); the official reader and model lay them out anchor-major
+(``reshape(num_anchors, -1, dim)``), and so does :func:`sentemb.augment.span_sampler.sample_anchor_positive_spans`
+(``positive_spans[a]`` are anchor a's). :class:`DeCLUTR` stacks the sampler's spans in that order, and
+:class:`DeclutrContrastiveLoss` averages over axis 1. The two orders give the same loss when each is read with its
+own indexing; mixing them would average positives of different anchors.
+
+:class:`DeCLUTR` is the training objective (§3, Eq. 3): per step, A anchors and P positives per anchor from each of
+the N documents of the batch, spans encoded with mean pooling, NT-Xent over the 2AN embeddings, plus MLM on the
+(masked) anchors. The MLM head is the objective's own: all-MiniLM-L6-v2 is distributed without one, so the objective
+creates a fresh BERT prediction head (transformers' ``BertLMPredictionHead``: dense + GELU + LayerNorm, then the
+decoder) whose decoder weight is tied to the encoder's input word embeddings, as BERT ties its own. The official
+code (AllenNLP's ``mlm`` embedder) uses the checkpoint's own pretrained LM head; on the full profile's RoBERTa this
+archive still starts from a fresh head, a deviation to remove when the full profile runs.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Collection
+from typing import Sequence
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sentemb.augment.span_sampler import (POSITIVE_VIEWS, DocumentTooShortError, minimum_document_length,
+                                          sample_anchor_positive_spans)
+from sentemb.data.documents import Document, TokenisedDocument, long_enough, tokenise
+from sentemb.errors import ConfigError
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives.base import Param, TrainingObjective
 from sentemb.objectives.full_precision import fp32_loss
+
 IGNORE_INDEX = -100
 
 
@@ -143,3 +163,193 @@ def masked_lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 def declutr_loss(contrastive_loss: torch.Tensor, mlm_loss: torch.Tensor) -> torch.Tensor:
     """Eq. 3: L = L_contrastive + L_MLM (unweighted)."""
     return contrastive_loss + mlm_loss
+
+
+PROJECTIONS = ("none", "linear", "mlp")
+
+
+def projection_head(kind: str, dim: int, out_dim: int) -> nn.Module:
+    """DeCLUTR Figure S1a (SimCLR's head, the supplement's Eq. S1): z = W2 sigma(W1 e), W1 (dim x dim), W2 (out_dim x
+    dim), sigma a ReLU (``mlp``) or the identity (``linear``); ``none`` is e itself. Used in training only: the
+    evaluated embedding is e. Each span's embedding is projected, then a anchor's positives are averaged (our order;
+    the paper does not say)."""
+    if kind == "none":
+        return nn.Identity()
+    return nn.Sequential(nn.Linear(dim, dim), nn.ReLU() if kind == "mlp" else nn.Identity(), nn.Linear(dim, out_dim))
+
+
+class MemoryBankContrastiveLoss(nn.Module):
+    """Eq. 2 with a cross-batch memory (DeCLUTR Figure S1b, XBM): pytorch-metric-learning's ``CrossBatchMemory``
+    around its ``NTXentLoss``, as the supplement's experiment used. The 2AN embeddings of a step (anchors, then
+    mean positives) are enqueued, and every pair is contrasted with the rest of the batch plus the queue (up to
+    ``memory_size`` earlier embeddings, oldest replaced first). Each pair gets a label no earlier pair had, so an
+    embedding in the queue is only ever a negative. With an empty queue the loss is :func:`nt_xent`.
+
+    Resuming restores the queue exactly: the memory tensors are buffers of the wrapped module, and the queue
+    position, its filled flag and the label counter travel in this module's extra state."""
+
+    def __init__(self, temperature: float, dim: int, memory_size: int) -> None:
+        super().__init__()
+        from pytorch_metric_learning.losses import CrossBatchMemory, NTXentLoss
+
+        self.memory = CrossBatchMemory(NTXentLoss(temperature=temperature), embedding_size=dim,
+                                       memory_size=memory_size)
+        self.pairs_seen = 0
+
+    @fp32_loss
+    def forward(self, anchor_embeddings: torch.Tensor, positive_embeddings: torch.Tensor) -> torch.Tensor:
+        count = anchor_embeddings.shape[0]
+        if 2 * count > self.memory.memory_size:
+            raise ConfigError(f"memory_size {self.memory.memory_size} is smaller than a step's {2 * count} embeddings "
+                              "(2 x anchors): make it at least that")
+        labels = torch.arange(self.pairs_seen, self.pairs_seen + count, device=anchor_embeddings.device).repeat(2)
+        self.pairs_seen += count
+        return self.memory(torch.cat([anchor_embeddings, positive_embeddings.mean(dim=1)]), labels)
+
+    def get_extra_state(self) -> dict:
+        return {"queue_idx": int(self.memory.queue_idx), "has_been_filled": bool(self.memory.has_been_filled),
+                "pairs_seen": self.pairs_seen}
+
+    def set_extra_state(self, state: dict) -> None:
+        self.memory.queue_idx, self.memory.has_been_filled = state["queue_idx"], state["has_been_filled"]
+        self.pairs_seen = state["pairs_seen"]
+
+
+class MaskedLMLoss(nn.Module):
+    """L_MLM through a prediction head, in float32: the head reads only the selected positions' token states."""
+
+    def __init__(self, head: nn.Module) -> None:
+        super().__init__()
+        self.head = head
+
+    @fp32_loss
+    def forward(self, token_states: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        selected = labels != IGNORE_INDEX
+        logits = self.head(token_states[selected])
+        return F.cross_entropy(logits, labels[selected])
+
+
+def tied_mlm_head(encoder: SentenceEncoder) -> nn.Module:
+    """A fresh BERT prediction head whose decoder weight is the encoder's input word embedding matrix; the other
+    weights initialised as BERT initialises them (normal(0, initializer_range), zero biases, unit LayerNorm)."""
+    from transformers.models.bert.modeling_bert import BertLMPredictionHead
+
+    config = encoder.backbone.config
+    head = BertLMPredictionHead(config)
+    nn.init.normal_(head.transform.dense.weight, mean=0.0, std=getattr(config, "initializer_range", 0.02))
+    nn.init.zeros_(head.transform.dense.bias)
+    head.decoder.weight = encoder.backbone.get_input_embeddings().weight
+    nn.init.zeros_(head.decoder.bias)
+    head.bias = head.decoder.bias  # one output bias, as transformers ties them
+    return head
+
+
+class DeCLUTR(TrainingObjective):
+    """DeCLUTR's objective, Eq. 3 (§3): NT-Xent over anchors and mean positives (Eq. 2) + ``mlm_weight`` * L_MLM.
+
+    Rows are documents; :meth:`select_rows` tokenises them with the encoder's tokenizer and keeps those with at
+    least 2 * A * l_max subword tokens (the official bound; the paper keeps OpenWebText documents of >= 2048
+    tokens). Spans are encoded as ``[CLS] span [SEP]`` with the encoder's pooler (``avg``, mean pooling, in the
+    paper's configuration) and cut to ``max_len`` tokens with the special tokens (the official code cuts at 512).
+    ``contrastive=False`` with ``mlm_weight=1`` is Figure 3's "MLM only"; ``mlm_weight=0`` its "contrastive only".
+    """
+
+    name = "declutr"
+    rows = "documents"
+    params = (
+        Param("num_anchors", int, 2, "A, anchors sampled per document (§3.1)", low=1),
+        Param("num_positives", int, 2, "P, positives sampled per anchor (§3.1)", low=1),
+        Param("min_span_len", int, 32, "l_min, the shortest span in tokens (§3.1.1)", low=1),
+        Param("max_span_len", int, 512, "l_max, the longest span in tokens (§3.1.1)", low=1),
+        Param("temperature", float, 0.05, "tau of Eq. 2", low=0.0, low_open=True),
+        Param("contrastive", bool, True, "include L_contrastive (Figure 3: false = MLM only)"),
+        Param("mlm_weight", float, 1.0, "weight of L_MLM in Eq. 3 (1 in the paper; 0 = contrastive only)", low=0.0),
+        Param("positive_views", str, "any", "which positives (Figure 2c): overlapping/adjacent/subsumed, or one view",
+              choices=POSITIVE_VIEWS),
+        Param("projection", str, "none", "head between pooler and loss, training only (Figure S1a, Eq. S1)",
+              choices=PROJECTIONS),
+        Param("projection_dim", int, 128, "output width of the projection head (Figure S1a)", low=1),
+        Param("memory_size", int, 0, "queue of a cross-batch memory of embeddings, extra negatives (Figure S1b); "
+              "0: none", low=0),
+    )
+
+    def __init__(self, encoder: SentenceEncoder, max_len: int, num_anchors: int, num_positives: int,
+                 min_span_len: int, max_span_len: int, temperature: float, contrastive: bool,
+                 mlm_weight: float, positive_views: str, projection: str, projection_dim: int,
+                 memory_size: int) -> None:
+        super().__init__(encoder, max_len)
+        self.num_anchors, self.num_positives = num_anchors, num_positives
+        self.min_span_len, self.max_span_len = min_span_len, max_span_len
+        self.contrastive, self.mlm_weight, self.positive_views = contrastive, mlm_weight, positive_views
+        self.sequences_per_row = num_anchors * (1 + num_positives)  # spans encoded per document
+        self.projection = projection_head(projection, encoder.dim, projection_dim)
+        self.contrastive_loss = (DeclutrContrastiveLoss(temperature) if memory_size == 0 else
+                                 MemoryBankContrastiveLoss(temperature, projection_dim if projection != "none"
+                                                           else encoder.dim, memory_size))
+        self.mlm_loss = MaskedLMLoss(tied_mlm_head(encoder)) if mlm_weight > 0 else None
+
+    @classmethod
+    def check_combination(cls, params: dict) -> list[str]:
+        problems = []
+        if params["min_span_len"] > params["max_span_len"]:
+            problems.append(f"min_span_len {params['min_span_len']} > max_span_len {params['max_span_len']}")
+        if not params["contrastive"] and params["mlm_weight"] == 0:
+            problems.append("contrastive=false with mlm_weight=0 leaves no loss")
+        return problems
+
+    @property
+    def min_document_tokens(self) -> int:
+        return minimum_document_length(self.num_anchors, self.max_span_len)
+
+    def select_rows(self, documents: Sequence[Document]) -> list[TokenisedDocument]:
+        """The documents long enough for A anchors, as subword token ids."""
+        return long_enough(tokenise(documents, self.encoder.tokenizer), self.min_document_tokens)
+
+    def sample_spans(self, documents: Sequence[TokenisedDocument], rng: random.Random):
+        """(anchors: AN token-id sequences, positives: AN lists of P), anchor-major, document by document."""
+        anchors, positives = [], []
+        for document in documents:
+            try:
+                spans = sample_anchor_positive_spans(
+                    document.token_ids, rng, num_anchors=self.num_anchors, num_positives=self.num_positives,
+                    min_span_len=self.min_span_len, max_span_len=self.max_span_len,
+                    positive_views=self.positive_views)
+            except DocumentTooShortError as exc:
+                raise DocumentTooShortError(f"document {document.id!r}: {exc}") from None
+            anchors.extend(spans.anchor_tokens)
+            positives.extend(spans.positive_tokens)
+        return anchors, positives
+
+    def _inputs(self, spans: Sequence[Sequence[int]]) -> dict[str, torch.Tensor]:
+        tokenizer = self.encoder.tokenizer
+        cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id  # [CLS]/[SEP] (BERT), <s>/</s> (RoBERTa)
+        if cls is None or sep is None:
+            raise ConfigError(f"the tokenizer of {self.encoder.name or 'this encoder'} has no [CLS]/[SEP] tokens")
+        room = min(self.max_len, self.encoder.max_positions) - 2
+        if room < 1:
+            raise ConfigError(f"max_len {self.max_len} leaves no room for a span between the special tokens")
+        ids = [[cls, *span[:room], sep] for span in spans]
+        batch = tokenizer.pad({"input_ids": ids}, return_tensors="pt")
+        return {k: v.to(self.encoder.device) for k, v in batch.items() if k in ("input_ids", "attention_mask")}
+
+    def forward(self, rows: Sequence[TokenisedDocument], rng: random.Random) -> torch.Tensor:
+        anchors, positives = self.sample_spans(rows, rng)
+        anchor_inputs = self._inputs(anchors)
+        loss = torch.zeros((), device=self.encoder.device)
+        if self.mlm_loss is not None:  # the masked anchors serve both terms (official code)
+            tokenizer = self.encoder.tokenizer
+            generator = torch.Generator().manual_seed(rng.getrandbits(63))
+            masked, labels = mask_tokens_for_mlm(
+                anchor_inputs["input_ids"].cpu(), mask_token_id=tokenizer.mask_token_id,
+                vocab_size=len(tokenizer), special_token_ids=set(tokenizer.all_special_ids), generator=generator)
+            anchor_inputs["input_ids"] = masked.to(self.encoder.device)
+            anchor_embeddings, token_states = self.encoder.forward_with_last_hidden_state(**anchor_inputs)
+            loss = loss + self.mlm_weight * self.mlm_loss(token_states, labels.to(self.encoder.device))
+        else:
+            anchor_embeddings = self.encoder(**anchor_inputs, training=True)
+        if self.contrastive:
+            flat = [span for spans in positives for span in spans]  # anchor-major: anchor 0's P, anchor 1's P, ...
+            positive_embeddings = self.projection(self.encoder(**self._inputs(flat), training=True))
+            positive_embeddings = positive_embeddings.view(len(anchors), self.num_positives, -1)
+            loss = loss + self.contrastive_loss(self.projection(anchor_embeddings), positive_embeddings)
+        return loss

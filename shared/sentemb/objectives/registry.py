@@ -14,6 +14,7 @@ it to :data:`TRAINING_OBJECTIVES`. Neither the spec nor the training loop change
 | ``barlow_twins_pairs`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsPairs` | Non-contrastive Table 6 "BT (NLI)" |
 | ``tncse``        | :class:`~sentemb.objectives.tncse.TNCSE` (two encoders)       | TNCSE Eq. 4-8, Table 4 |
 | ``tncse_single`` | :class:`~sentemb.objectives.tncse.TNCSESingle`                | TNCSE Table 5 "TNCSE-Single" |
+| ``declutr``      | :class:`~sentemb.objectives.declutr.DeCLUTR` (documents)      | DeCLUTR Eq. 2-3, Figures 2-3 |
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Mapping, Sequence
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import TrainingObjective
+from sentemb.objectives.declutr import DeCLUTR
 from sentemb.objectives.non_contrastive import BarlowTwinsPairs, BarlowTwinsSentences, VICRegSentences
 from sentemb.objectives.simcse import SimCSESupervised, SimCSEUnsupervised
 from sentemb.objectives.simcse_pp import SimCSEPlusPlus
@@ -31,7 +33,7 @@ from sentemb.objectives.tncse import TNCSE, TNCSESingle
 NO_TRAINING = "none"
 TRAINING_OBJECTIVES: dict[str, type[TrainingObjective]] = {
     cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised, SimCSEPlusPlus, BarlowTwinsSentences,
-                                       VICRegSentences, BarlowTwinsPairs, TNCSE, TNCSESingle)
+                                       VICRegSentences, BarlowTwinsPairs, TNCSE, TNCSESingle, DeCLUTR)
 }
 
 

@@ -22,7 +22,7 @@ from sentemb.data.corpora import load_rows
 from sentemb.data.files import track_reads
 from sentemb.data.sts import load_task
 from sentemb.errors import SentembError
-from sentemb.evaluate.embedding_cache import cached_encode, save_run_embeddings
+from sentemb.evaluate.embedding_cache import cached_encode, load_run_embeddings, save_run_embeddings
 from sentemb.evaluate.sts import PROTOCOL, correlations, pair_scores
 from sentemb.evaluate.suite import evaluate_model
 from sentemb.models.backbone import TINY_RANDOM_BERT, backbone_revision
@@ -74,7 +74,9 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
 
 
 def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, progress: bool) -> tuple[dict, dict]:
-    """STS (and any further groups of ``final_eval``) and the STS-B analyses, from one encoding pass."""
+    """STS (and any further groups of ``final_eval``) and the STS-B analyses, from one encoding pass. The ``declutr``
+    group adds DeCLUTR's STS protocol (original SentEval: STS12-16 "mean", a regressor for STS-B and SICK-R) as
+    ``metrics["sts_senteval"]``, next to SimCSE's."""
     stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
     analysis_pairs = [stsb.parts[s] for s in spec.analysis_splits]
     extra = [s for p in analysis_pairs for s in p.sentences()] + stsb.parts["dev"].sentences()
@@ -85,9 +87,9 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, 
                                  precision=spec.eval_precision), groups,
         sts_splits=splits, transfer_mode="test" if spec.profile == "full" else "fasttest",
         synthetic=spec.synthetic_data, mteb_model=encoder, extra_sentences=extra, batch_size=ENCODE_BATCH,
-        precision=spec.eval_precision)
+        precision=spec.eval_precision, sts_protocols=("simcse", "senteval") if "declutr" in groups else ("simcse",))
     metrics = results.pop("sts_simcse", {"protocol": PROTOCOL, "splits": list(splits), "tasks": {}, "summary": {}})
-    metrics.update({k: v for k, v in results.items() if k in ("transfer", "mteb")})
+    metrics.update({k: v for k, v in results.items() if k in ("transfer", "mteb", "sts_senteval")})
     dev = stsb.parts["dev"]
     metrics["stsb_dev_spearman"] = correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
     metrics["n_sentences_encoded"] = results["n_sentences"]
@@ -127,10 +129,25 @@ def initial_encoders(spec: RunSpec, device: torch.device, progress: bool = False
     return encoders
 
 
+def _evaluation_embeddings_of(spec: RunSpec, run_id: str) -> dict | None:
+    """Run ``run_id``'s saved final-evaluation embeddings when they are what ``spec`` would compute from that run's
+    model (same backbone, pooler and evaluation precision), else None; None also when this machine lacks them."""
+    record = store.load(spec.profile, run_id)
+    if record is None:
+        return None
+    member = RunSpec.from_dict(record["spec"])
+    if (member.backbone, member.pooler, member.eval_precision) != (spec.backbone, spec.pooler, spec.eval_precision):
+        return None
+    return load_run_embeddings(run_id)
+
+
 def untrained_model(spec: RunSpec, device: torch.device, progress: bool = False):
-    """The evaluated model of a spec that does not train: the backbone, or the sum of the ``init_runs`` models."""
+    """The evaluated model of a spec that does not train: the backbone, or the sum of the ``init_runs`` models.
+    Each member of a sum reuses its run's saved evaluation embeddings where this machine has them, so that a plain
+    ensemble of recorded runs encodes only the sentences those runs did not."""
     if spec.init_runs:
-        return SummedEncoders(initial_encoders(spec, device, progress), name="sum of runs " + "+".join(spec.init_runs))
+        return SummedEncoders(initial_encoders(spec, device, progress), name="sum of runs " + "+".join(spec.init_runs),
+                              known=[_evaluation_embeddings_of(spec, run_id) for run_id in spec.init_runs])
     encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
     return encoder.to(device)
 
@@ -208,7 +225,7 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
                 "rows_seen": outcome.rows_seen, "rows_per_second": outcome.rows_per_second,
                 "sequences_per_second": outcome.sequences_per_second,
                 "resumed_from_step": outcome.resumed_from_step, "final_loss": outcome.final_loss,
-                "n_training_rows_available": len(rows), "checkpoint": str(outcome.best_dir),
+                "n_training_rows_available": outcome.n_rows, "checkpoint": str(outcome.best_dir),
             }
         eval_started = time.perf_counter()
         metrics, analysis = _final_evaluation(spec, encoder, progress)

@@ -3,14 +3,14 @@
 It trains a :class:`~sentemb.objectives.base.TrainingObjective` (the encoder plus whatever modules the objective
 owns) and knows nothing about any paper: AdamW over ``objective.parameters()`` (no weight decay by default, as
 SimCSE's HF Trainer), linear warm-up/decay to zero (or a constant rate: ``lr_schedule="constant"``, TNCSE's code
-has no scheduler), gradient clipping at ``grad_clip`` (1.0; 0 = none, as TNCSE's code), the spec's precision (fp32, or
+has no scheduler; or DeCLUTR's slanted triangle), gradient clipping at ``grad_clip`` (1.0; 0 = none, as TNCSE's code), the spec's precision (fp32, or
 bf16/fp16 autocast; fp16 with a gradient scaler), an STS-B dev evaluation of ``objective.evaluation_encoder()``
 every ``eval_every`` steps and at the last step, the best weights (by STS-B dev Spearman; a NaN score is the worst,
-:mod:`sentemb.selection`) kept, and the whole dev curve recorded with the alignment/uniformity trajectory (SimCSE
+:mod:`sentemb.selection`) kept, or the last ones (``checkpoint="last"``, DeCLUTR), and the whole dev curve recorded with the alignment/uniformity trajectory (SimCSE
 Figure 2; ``trajectory_every`` samples it more often than the evaluations, as the paper's every 10 steps).
 
 Step 0 (the untouched backbone) is evaluated for the curve but, as in SimCSE's trainer, it is not a candidate
-for selection. The loop is seeded and exactly resumable: each step draws its rows from a per-epoch permutation
+for selection. The rows are the ones the objective selects (``objective.select_rows``). The loop is seeded and exactly resumable: each step draws its rows from a per-epoch permutation
 and its text augmentations from a generator seeded by (seed, step); ``state.pt`` holds the objective's weights,
 optimizer, scheduler, gradient scaler, torch RNG (CPU and CUDA), curve and best weights. It is written at an
 evaluation once ``save_state_every_s`` seconds have passed since the last write, and always after the last step,
@@ -21,6 +21,7 @@ loaded back into the objective and its evaluated encoder is saved to ``best/`` (
 
 from __future__ import annotations
 
+import copy
 import random
 import shutil
 import time
@@ -63,6 +64,7 @@ class TrainOutcome:
     best_dir: Path | None = None
     final_loss: float | None = None
     losses: list[float] = field(default_factory=list)
+    n_rows: int = 0  # the training rows the objective selected (all rows, except for DeCLUTR's short documents)
 
 
 def prepare_objective(spec: RunSpec, *encoders: SentenceEncoder) -> TrainingObjective:
@@ -95,10 +97,23 @@ def step_rng(seed: int, step: int) -> random.Random:
     return random.Random(seed * 1_000_003 + step)
 
 
+SLANTED_TRIANGULAR_RATIO = 32  # ULMFiT's (and AllenNLP's default) ratio of the peak lr to the lowest
+
+
 def _schedule(kind: str, warmup: int, total: int) -> Callable[[int], float]:
-    """The learning-rate factor of a step: ``linear`` warm-up then decay to 0, or ``constant`` (1 throughout)."""
+    """The learning-rate factor of a step: ``linear`` warm-up then decay to 0, ``constant`` (1 throughout), or
+    ``slanted_triangular`` (ULMFiT, Howard & Ruder 2018, Eq. 3, with the cut at ``warmup``): p rises linearly from 0
+    to 1 over the first ``cut`` steps and falls back to 0 at the last step, and the factor is
+    (1 + p (ratio - 1)) / ratio, from 1/32 of the peak up to the peak and back."""
     if kind == "constant":
         return lambda step: 1.0
+    if kind == "slanted_triangular":
+        def slanted(step: int) -> float:
+            p = step / warmup if step < warmup else 1.0 - (step - warmup) / max(1, total - warmup)
+            p = min(1.0, max(0.0, p))
+            return (1.0 + p * (SLANTED_TRIANGULAR_RATIO - 1)) / SLANTED_TRIANGULAR_RATIO
+
+        return slanted
 
     def factor(step: int) -> float:
         if step < warmup:
@@ -122,7 +137,10 @@ def _set_rng_state(state: dict, device: torch.device) -> None:
 
 
 def _cpu_copy(state_dict: dict) -> dict:
-    return {k: v.detach().to("cpu", copy=True) for k, v in state_dict.items()}
+    """A CPU copy of a state dict; non-tensor entries (a module's extra state, e.g. a memory queue's position)
+    are deep-copied."""
+    return {k: v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else copy.deepcopy(v)
+            for k, v in state_dict.items()}
 
 
 def _save_best(objective: TrainingObjective, best_dir: Path) -> None:
@@ -136,6 +154,7 @@ def _save_best(objective: TrainingObjective, best_dir: Path) -> None:
 def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev: DevEvaluator,
           checkpoint_dir: Path, progress: bool = True, save_state_every_s: float = 300.0) -> TrainOutcome:
     phase_started = time.perf_counter()
+    rows = objective.select_rows(rows)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     state_path, best_dir = checkpoint_dir / "state.pt", checkpoint_dir / "best"
     device = objective.encoder.device
@@ -224,7 +243,9 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
             continue
         point["loss"] = float(np.mean(losses[-spec.eval_every:]))
         curve.append(point)
-        if best_state is None or worst_if_nan(point["stsb_dev_spearman"]) > worst_if_nan(best_dev):  # NaN: worst
+        keep = (best_state is None or spec.checkpoint == "last"  # "last": every evaluation replaces the kept weights
+                or worst_if_nan(point["stsb_dev_spearman"]) > worst_if_nan(best_dev))  # NaN: worst
+        if keep:
             best_step, best_dev = done, point["stsb_dev_spearman"]
             tick = time.perf_counter()
             best_state = _cpu_copy(objective.state_dict())
@@ -255,5 +276,5 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
         train_seconds=seconds["steps"], seconds=dict(seconds), rows_seen=rows_seen,
         sequences_per_second=rows_seen * objective.sequences_per_row / train_seconds,
         rows_per_second=rows_seen / train_seconds, resumed_from_step=resumed, best_dir=best_dir,
-        final_loss=losses[-1] if losses else None, losses=losses,
+        final_loss=losses[-1] if losses else None, losses=losses, n_rows=len(rows),
     )

@@ -1,0 +1,76 @@
+"""Training step time of DeCLUTR's objective on the small profile (rerun it; not a test).
+
+    SENTEMB_DATA=../shared/datasets .venv/bin/python benchmarks/bench_declutr_step.py [--steps 4] [--max-span 64 128]
+
+all-MiniLM-L6-v2, 16 mirror documents per step, A = P = 2, fp32, contrastive + MLM (the headline row), for each
+l_max given (l_min = l_max / 4, as the small profile's 16-64). Prints seconds per step, spans per second, and what
+the small profile's 60 steps and the paper's epoch (30,952 steps of 16 OpenWebText documents) would take here.
+JSON (also written with --output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+SMALL_STEPS = 60
+PAPER_STEPS = 495_243 // 16
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=4, help="timed steps per setting (after one warm-up step)")
+    parser.add_argument("--max-span", type=int, nargs="+", default=[64], help="l_max values to time")
+    parser.add_argument("--output", default=None)
+    args = parser.parse_args()
+    if not os.environ.get("SENTEMB_DATA"):
+        sys.exit("set SENTEMB_DATA to the offline mirror (e.g. ../shared/datasets)")
+    torch.set_num_threads(os.cpu_count() or 1)
+    from sentemb.data.documents import load_documents
+    from sentemb.models.encoder import SentenceEncoder
+    from sentemb.runs.provenance import collect
+    from sentemb.spec import RunSpec
+    from sentemb.train.loop import prepare_objective
+
+    documents = load_documents("wikitext2_articles")
+    device = torch.device("cpu")
+    out = {"device": collect(device)["device"], "threads": torch.get_num_threads(), "precision": "fp32",
+           "documents_per_step": 16, "num_anchors": 2, "num_positives": 2, "timed_steps": args.steps}
+    for max_span in args.max_span:
+        params = {"min_span_len": max_span // 4, "max_span_len": max_span}
+        spec = RunSpec(profile="small", backbone="all-MiniLM-L6-v2", pooler="avg", objective="declutr",
+                       objective_params=params, train_data="wikitext2_articles", steps=1, batch_size=16,
+                       max_len=max_span + 2)
+        model = prepare_objective(spec, SentenceEncoder.from_name(spec.backbone, spec.pooler)).train()
+        rows = model.select_rows(documents)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)
+        times = []
+        for step in range(args.steps + 1):
+            batch = rows[step * 16: (step + 1) * 16]
+            tick = time.perf_counter()
+            loss = model(batch, random.Random(step))
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            if step:
+                times.append(time.perf_counter() - tick)
+        per_step = sum(times) / len(times)
+        out[f"l_max={max_span}"] = {"documents_kept": len(rows), "seconds_per_step": per_step,
+                                    "spans_per_second": 16 * model.sequences_per_row / per_step,
+                                    "small_profile_minutes": SMALL_STEPS * per_step / 60,
+                                    "paper_epoch_hours_here": PAPER_STEPS * per_step / 3600}
+    text = json.dumps(out, indent=1)
+    print(text)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""DeCLUTR's grid: the paper's settings in the full profile, the small profile's substitutions, and one smoke run
+through the run store."""
+
+import dataclasses
+
+import pytest
+
+from papers.declutr.experiments import CORE, FIGURE3_RUNS, SMALL_SPANS, STEPS, grid, paper_grid
+from sentemb.runs import execute
+
+
+def test_the_papers_settings_carry_into_the_full_profile():
+    spec = grid("full")["declutr"][0]
+    assert (spec.backbone, spec.pooler, spec.train_data) == ("roberta-base", "avg", "openwebtext")
+    assert (spec.batch_size, spec.lr, spec.weight_decay, spec.grad_clip) == (16, 5e-5, 0.1, 1.0)
+    assert spec.steps == STEPS == 495_243 // 16 and spec.warmup_steps == round(0.1 * STEPS)
+    assert (spec.lr_schedule, spec.checkpoint, spec.precision, spec.max_len) == ("slanted_triangular", "last", "fp16", 514)
+    assert spec.final_eval == "sts,declutr"
+    params = spec.objective_params
+    assert (params["num_anchors"], params["num_positives"], params["temperature"]) == (2, 2, 0.05)
+    assert (params["min_span_len"], params["max_span_len"], params["mlm_weight"]) == (32, 512, 1.0)
+    assert (params["projection"], params["memory_size"], params["positive_views"]) == ("none", 0, "any")
+    assert len(grid("full")["declutr"]) == 5 and len(grid("full")["a1_p4_t0.0005"]) == 1
+    names = paper_grid()
+    assert len(names) == 42 and "a2_p2_t0.05" not in names  # Figure 2's default point is the declutr row
+
+
+def test_the_small_profile_scales_spans_steps_and_data():
+    small = grid("small")
+    spec = small["declutr"][0]
+    assert (spec.backbone, spec.train_data, spec.steps, spec.batch_size) == ("all-MiniLM-L6-v2", "wikitext2_articles", 60, 16)
+    assert spec.objective_params["max_span_len"] == SMALL_SPANS["max_span_len"] and spec.max_len == 66
+    assert spec.warmup_steps == 6 and len(small["declutr"]) == 3 and small["a1_p1_t0.05"][0].final_eval == "stsb_dev"
+    assert [small[name][0].steps for name in FIGURE3_RUNS if name.startswith("mlm")] == [15, 30, 60]
+    assert set(grid("small", extended=False)) == set(CORE)
+    ids = [s.run_id for specs in small.values() for s in specs]
+    assert len(ids) == len(set(ids))
+
+
+def test_a_smoke_grid_point_runs_through_the_store():
+    spec = dataclasses.replace(grid("smoke")["views_subsumed"][0], synthetic_data=True)  # generated documents
+    record = execute.ensure(spec, progress=False)
+    assert record["training"]["best_step"] == spec.steps  # checkpoint "last"
+    assert record["training"]["n_training_rows_available"] > 0
+    assert record["spec"]["objective_params"]["positive_views"] == "subsumed"
+    assert 0 <= abs(record["metrics"]["stsb_dev_spearman"]) <= 1
+    assert execute.ensure(spec, progress=False) == record  # cached
+
+
+def test_the_declutr_group_adds_declutrs_sts_protocol_to_the_record(monkeypatch):
+    """The wiring only (a real DeCLUTR-protocol evaluation takes minutes even for the tiny model: the 9 downstream
+    classifiers and the 2 regressors are trained)."""
+    from sentemb.evaluate import suite
+
+    seen = {}
+
+    def fake(encode, groups, sts_protocols=("simcse",), **kwargs):
+        seen["protocols"], seen["groups"] = tuple(sts_protocols), list(groups)
+        results, lookup = suite.evaluate_model(encode, ["sts"], sts_protocols=("simcse",), **kwargs)
+        results["sts_senteval"] = {"protocol_name": "senteval", "tasks": {}}
+        results["transfer"] = {"tasks": {"MR": {}}}
+        return results, lookup
+
+    monkeypatch.setattr(execute, "evaluate_model", fake)
+    spec = dataclasses.replace(grid("smoke")["transformer"][0], synthetic_data=True)
+    record = execute.ensure(spec, progress=False)
+    assert seen == {"protocols": ("simcse", "senteval"), "groups": ["sts", "declutr"]}
+    assert record["metrics"]["sts_senteval"]["protocol_name"] == "senteval" and "MR" in record["metrics"]["transfer"]["tasks"]
+
+
+def test_supplement_3_2_average_gives_back_the_papers_downstream_column():
+    from papers.declutr.report import reported_average
+
+    assert reported_average("DeCLUTR-small (ours)", exclude=()) == pytest.approx(76.80, abs=0.005)  # Table 1
+    assert reported_average("Transformer-small", exclude=()) == pytest.approx(72.69, abs=0.005)
+    assert reported_average("DeCLUTR-small (ours)") == pytest.approx(77.965625)  # the 16 offline tasks
+
+
+def test_report_tables_from_records(monkeypatch):
+    """Table 1 / S3 / S6 arithmetic on two records whose scores are set by hand (the evaluation is replaced)."""
+    from papers.declutr import report
+    from sentemb.evaluate import suite
+
+    def fake(encode, groups, sts_protocols=("simcse",), **kwargs):
+        results, lookup = suite.evaluate_model(encode, ["sts"], sts_protocols=("simcse",), **kwargs)
+        tasks = {t: {"acc": 80.0, "devacc": 81.0} for t in ("CR", "MR", "MPQA", "SUBJ", "SST2", "SST5", "TREC",
+                                                             "SICKEntailment")}
+        tasks["MRPC"] = {"acc": 70.0, "f1": 80.0, "devacc": 72.0}
+        sts = {t: {"aggregate": {"spearman": {"mean": 0.6, "all": 0.5, "wmean": 0.55}}} for t in report.STS_SUBSETS}
+        sts.update({t: {"spearman": 0.7, "devpearson": 0.75} for t in report.REGRESSOR_TASKS})
+        results["transfer"] = {"tasks": tasks}
+        results["sts_senteval"] = {"protocol_name": "senteval", "tasks": sts}
+        return results, lookup
+
+    monkeypatch.setattr(execute, "evaluate_model", fake)
+    spec = dataclasses.replace(grid("smoke")["transformer"][0], synthetic_data=True)
+    records = {"transformer": [execute.ensure(spec, progress=False)], "declutr": []}
+    t1 = report.table1(records)
+    expected = (8 * 80 + 75 + 2 * 70 + 5 * 60) / 16  # 8 accuracies, MRPC (70 + 80) / 2, 2 regressors, STS12-16
+    assert t1["reproduced"].iloc[0] == pytest.approx(expected) and t1["reported"].iloc[0] == pytest.approx(72.69)
+    assert t1["delta"].iloc[0] == pytest.approx(expected - 73.493125)
+    s3 = report.tableS3(records).set_index(["column", "metric"])
+    assert s3.loc[("MRPC", "f1"), "reproduced"] == 80.0 and s3.loc[("STS12", "spearman"), "reported"] == 54.95
+    s6 = report.tableS6(records)
+    assert s6["reproduced"].iloc[0] == pytest.approx((8 * 81 + 72 + 2 * 75) / 11) and s6["n_tasks"].iloc[0] == "11"
