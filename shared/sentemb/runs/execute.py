@@ -21,12 +21,11 @@ from sentemb.analysis.stsb import align_uniform, analyse
 from sentemb.data.corpora import load_rows
 from sentemb.data.files import track_reads
 from sentemb.data.sts import load_task
-from sentemb.errors import SentembError
+from sentemb.errors import ConfigError, SentembError
 from sentemb.evaluate.embedding_cache import cached_encode, load_run_embeddings, save_run_embeddings
 from sentemb.evaluate.sts import PROTOCOL, correlations, pair_scores
 from sentemb.evaluate.suite import evaluate_model
 from sentemb.models.backbone import TINY_RANDOM_BERT, backbone_revision
-from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.models.saved import is_saved_model, load_saved_model
 from sentemb.models.summed_encoders import SummedEncoders
