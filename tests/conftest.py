@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 import torch
 
-torch.set_num_threads(min(2, torch.get_num_threads()))
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # run_tests.sh runs two pytest-xdist workers on a 2-core machine: one thread each (and in the processes the tests
+    # start), since two workers with two OpenMP threads each on two cores run slower than one
+    os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
+else:
+    torch.set_num_threads(min(2, torch.get_num_threads()))
 
 
 @pytest.fixture(autouse=True)
