@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from sentemb.report.claims import evaluate_all, load_claims, lookup
-from sentemb.report.reported import (COLUMNS, KEY, PAPERS, TEXT_COLUMNS, load_all_reported, load_index,
+from sentemb.report.reported import (COLUMNS, INDEX_COLUMNS, KEY, PAPERS, TEXT_COLUMNS, load_all_reported, load_index,
                                      load_reported, reported_dir)
 
 RANGES = {
@@ -193,3 +193,51 @@ def test_coverage_must_list_every_item_of_the_index():
 
     with pytest.raises(ValueError, match="disagree on .*Table 1"):
         coverage_table("simcse_pp", {"Table 9": ("reproduced", "nowhere")})
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_numbers_printed_in_several_tables_agree_or_are_flagged(paper):
+    from sentemb.report.reported_consistency import disagreements
+
+    copies = disagreements(paper)  # also fails on a same_cells.csv line that names no printed cell
+    unflagged = copies[~copies["note"].str.startswith("inconsistent:")]
+    assert unflagged.empty, ("copies of one number that disagree and carry no 'inconsistent:' note "
+                             f"(or name them as different models in same_cells.csv):\n{unflagged.to_string()}")
+
+
+def test_printed_copies_agree_at_the_coarser_precision():
+    from sentemb.report.reported_consistency import agree
+
+    assert agree(["86.2", "86.20"]) and agree(["86.2", "86.17"]) and agree(["86.2", "86.15"])
+    assert not agree(["39.70", "39.69"]) and not agree(["86.2", "86.14"]) and not agree(["82.5", "82.6"])
+    assert agree(["3e-05", "0.00003"]) and agree(["64", "64.0"]) and not agree(["64", "65"])
+
+
+def test_same_cells_joins_differently_named_copies_and_separates_different_runs(tmp_path, monkeypatch):
+    from sentemb.report import reported, reported_consistency
+    from sentemb.errors import DataError
+
+    def write(name, lines, columns=COLUMNS):
+        pd.DataFrame(lines, columns=columns).to_csv(tmp_path / name, index=False)
+
+    cell = dict(paper="p", group="", split="dev", aggregation="", metric="spearman", backbone="bert", note="")
+    write("index.csv", [["p", "Table 1", "table", "c", "numbers", "t1.csv", "", ""],
+                        ["p", "Table 2", "table", "c", "numbers", "t2.csv", "", ""]], INDEX_COLUMNS)
+    write("t1.csv", [{**cell, "table": "Table 1", "row": "None (SimCSE)", "column": "STS-B", "value": "82.5"},
+                     {**cell, "table": "Table 1", "row": "avg.", "column": "STS-B", "value": "70.0"}])
+    write("t2.csv", [{**cell, "table": "Table 2", "row": "SimCSE", "column": "one encoder", "value": "82.6"},
+                     {**cell, "table": "Table 2", "row": "avg.", "column": "STS-B", "value": "71.0"}])
+    monkeypatch.setattr(reported, "reported_dir", lambda paper: tmp_path)
+    monkeypatch.setattr(reported_consistency, "reported_dir", lambda paper: tmp_path)
+    found = reported_consistency.disagreements("p")  # without same_cells.csv: only the same-named rows meet
+    assert set(found["row"]) == {"avg."} and len(found) == 2
+    write("same_cells.csv", [["Table 1", "", "None (SimCSE)", "STS-B", "unsup. SimCSE", "", "the same run"],
+                             ["Table 2", "", "SimCSE", "one encoder", "unsup. SimCSE", "STS-B", "the same run"],
+                             ["Table 2", "", "avg.", "*", "avg. (other layers)", "", "a different run"]],
+          reported_consistency.ALIAS_COLUMNS)
+    found = reported_consistency.disagreements("p")
+    assert list(found["printed"]) == ["82.5", "82.6"] and set(found["model"]) == {"unsup. SimCSE"}
+    write("same_cells.csv", [["Table 2", "", "SimCSE", "two encoders", "unsup. SimCSE", "", "stale"]],
+          reported_consistency.ALIAS_COLUMNS)
+    with pytest.raises(DataError, match="line 2 names no printed cell"):
+        reported_consistency.disagreements("p")

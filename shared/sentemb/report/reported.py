@@ -29,6 +29,12 @@ Numeric schema (long format, one row per number):
 |             | empty), ``not reported: ...`` where the paper prints "-"                           |
 
 The key of a number is (table, group, row, column, split, aggregation, metric); it is unique.
+
+``same_cells.csv`` (optional) says which cells of different tables are the same number, where the tables name them
+differently: table, group, row, column (or ``*`` for every column of the row), model (the canonical name of what
+was measured), as_column (the canonical column; empty: the column as printed), note. A cell it does not list is
+the same number as the cells of other tables with the same row, column, split, aggregation, metric and backbone;
+:mod:`sentemb.report.reported_consistency` compares them all.
 """
 
 from __future__ import annotations
@@ -82,11 +88,17 @@ def load_reported(paper: str, name: str) -> pd.DataFrame:
     return _read(path, TEXT_COLUMNS if text else COLUMNS, numeric=not text)
 
 
-def load_all_reported(paper: str) -> pd.DataFrame:
-    """Every numeric table of ``paper`` in one long DataFrame."""
+def load_all_reported(paper: str, printed: bool = False) -> pd.DataFrame:
+    """Every numeric table of ``paper`` in one long DataFrame; with ``printed``, also the value as the CSV writes it
+    (``printed``: "39.70" keeps the precision that the float 39.7 loses)."""
     index = load_index(paper)
-    files = index.loc[index["stored"] == "numbers", "file"]
-    return pd.concat([_read(reported_dir(paper) / f, COLUMNS, numeric=True) for f in files], ignore_index=True)
+    frames = []
+    for file in index.loc[index["stored"] == "numbers", "file"]:
+        frame = _read(reported_dir(paper) / file, COLUMNS, numeric=True)
+        if printed:
+            frame["printed"] = pd.read_csv(reported_dir(paper) / file, dtype=str, keep_default_na=False)["value"]
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
 
 
 def coverage_table(paper: str, coverage: dict[str, tuple[str, str]]) -> pd.DataFrame:
