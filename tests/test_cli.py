@@ -13,7 +13,7 @@ def test_help_lists_the_commands(capsys):
         main(["--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
-    for command in ("evaluate", "run", "notebook", "data", "runs"):
+    for command in ("evaluate", "run", "notebook", "data", "runs", "reported"):
         assert command in out
 
 
@@ -60,3 +60,13 @@ def test_evaluate_writes_json(tmp_path, monkeypatch):
     assert set(sts["tasks"]) == {"STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness"}
     assert set(sts["tasks"]["STS12"]["aggregate"]["spearman"]) == {"all", "mean", "wmean"}
     assert data["provenance"]["data_sha256"]
+
+
+def test_reported_lists_the_copies_that_disagree_and_whether_they_are_flagged(capsys):
+    assert main(["reported", "--paper", "simcse_pp"]) == 0  # its disagreeing copies all carry inconsistent: notes
+    out = capsys.readouterr().out
+    assert "BERT-base (first-last avg.) | STS12 | test: flagged: Table 3" in out and "39.70" in out and "39.69" in out
+    assert main(["reported", "--paper", "simcse_pp", "--all"]) == 0
+    assert ": agree: " in capsys.readouterr().out
+    assert main(["reported", "--paper", "simcse,nope"]) == 2
+    assert "unknown paper(s) ['nope']" in capsys.readouterr().err

@@ -208,6 +208,38 @@ def cmd_runs(args) -> int:
     return 1 if broken else 0
 
 
+def cmd_reported(args) -> int:
+    """Every number a paper prints in more than one table: its copies, whether they agree, whether flagged."""
+    from sentemb.report.reported_consistency import IDENTITY, repeated_cells
+
+    unflagged = 0
+    for paper in _papers(args.paper):
+        repeated = repeated_cells(paper)
+        shown = repeated if args.all else repeated[~repeated["agree"].astype(bool)]
+        print(f"{paper}: {repeated.groupby(IDENTITY).ngroups} numbers printed in more than one table, "
+              f"{shown.groupby(IDENTITY).ngroups if len(shown) else 0} {'shown' if args.all else 'disagree'}")
+        for identity, copies in shown.groupby(IDENTITY, sort=True):
+            model, column, split = identity[:3]
+            flags = copies["note"].str.startswith("inconsistent:")
+            agree = bool(copies["agree"].iloc[0])
+            unflagged += 0 if agree else int((~flags).sum())
+            state = "agree" if agree else ("flagged" if flags.all() else "NOT FLAGGED")
+            where = "; ".join(f"{t} [{g + ' / ' if g else ''}{r} / {c}] {v}" for t, g, r, c, v in
+                              zip(copies["table"], copies["group"], copies["row"], copies["column"], copies["printed"]))
+            print(f"  {model} | {column} | {split or '-'}: {state}: {where}")
+    return 1 if unflagged else 0
+
+
+def _papers(value: str) -> list[str]:
+    from sentemb.report.reported import PAPERS as REPORTED
+
+    papers = list(REPORTED) if value == "all" else [p.strip() for p in value.split(",") if p.strip()]
+    unknown = [p for p in papers if p not in REPORTED]
+    if unknown:
+        raise SentembError(f"unknown paper(s) {unknown}: choose from {', '.join(REPORTED)} or all")
+    return papers
+
+
 def build_parser() -> argparse.ArgumentParser:
     from sentemb.models.poolers import POOLERS
     from sentemb.profiles import PROFILES
@@ -242,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", default=None, help="comma-separated run names of the grid")
     p.add_argument("--no-run", action="store_true", help="only load existing records; fail if one is missing")
     p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
-                   "time budget (simcse_pp: Tables 1, 2, 4 DCL alone and 5; smoke and full run them anyway)")
+                   "time budget (each paper's README lists them; smoke and full run them anyway)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("notebook", help="execute a paper's notebook with papermill")
@@ -250,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.add_argument("--no-run", action="store_true", help="build tables/figures from existing records only")
     p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
-                   "time budget (simcse_pp: Tables 1, 2, 4 DCL alone and 5; smoke and full run them anyway)")
+                   "time budget (each paper's README lists them; smoke and full run them anyway)")
     p.set_defaults(func=cmd_notebook)
 
     p = sub.add_parser("data", help="verify (sha256) or fetch the registered data files")
@@ -265,6 +297,14 @@ def build_parser() -> argparse.ArgumentParser:
                        "record was read.")
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.set_defaults(func=cmd_runs)
+
+    p = sub.add_parser("reported", help="numbers a paper prints in more than one table, and whether they agree",
+                       description="Cross-table self-check of the papers' reported numbers (papers/<paper>/reported/; "
+                       "which cells are copies: same_cells.csv). Lists the disagreeing copies (--all: every "
+                       "repeated number); exit 1 if a disagreeing copy carries no 'inconsistent:' note.")
+    p.add_argument("--paper", default="all", help=f"one or more of {', '.join(PAPERS)}, comma-separated, or all")
+    p.add_argument("--all", action="store_true", help="also the repeated numbers whose copies agree")
+    p.set_defaults(func=cmd_reported)
     return parser
 
 
