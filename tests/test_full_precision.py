@@ -23,8 +23,8 @@ ROWS = {"sentences": [f"sentence number {i} about a topic" for i in range(16)],
         "documents": [TokenisedDocument(f"doc {i}", tuple(range(2000 + 100 * i, 2200 + 100 * i))) for i in range(4)]}
 DECLUTR_SPANS = {"min_span_len": 4, "max_span_len": 14}
 PARAMS = {  # every loss path of every registered objective
-    "simcse_unsup": [{}, {"fixed_dropout_mask": True}],
-    "simcse_sup": [{}, {"hard_negative_alpha": 2.0}],
+    "simcse_unsup": [{}, {"fixed_dropout_mask": True}, {"similarity": "dot"}],
+    "simcse_sup": [{}, {"hard_negative_alpha": 2.0}, {"similarity": "dot"}],
     "simcse_pp": [{"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1},
                   {"dcl_weight": 0.1, "dcl_variant": "official", "trade_off": "official", "m": 0.9},
                   {"bt_weight": 1.0, "bt_padding": 8}],

@@ -1,6 +1,7 @@
 """SimCSE's InfoNCE losses against sums written out by hand (Eq. 4, 5, 8)."""
 
 import math
+import random
 
 import pytest
 import torch
@@ -46,6 +47,69 @@ def test_supervised_infonce_matches_eq8_written_out(alpha):
         losses.append(-math.log(num / den))
     got = SupervisedInfoNCE(tau, alpha)(z1, z2, z3).item()
     assert got == pytest.approx(sum(losses) / 3, rel=1e-5)
+
+
+def test_dot_product_similarity_is_table_d1_written_out():
+    """Table D.1's "N/A (dot product)": logits are the raw dot products, with no normalisation and no temperature."""
+    z1 = torch.tensor([[1.0, 2.0], [0.5, -1.0]])
+    z2 = torch.tensor([[1.0, 1.5], [0.0, -1.0]])
+    z3 = torch.tensor([[-1.0, 0.3], [1.0, -0.2]])
+    dot = lambda a, b: float(torch.dot(a, b))  # noqa: E731
+    unsup = [-math.log(math.exp(dot(z1[i], z2[i])) / sum(math.exp(dot(z1[i], z2[j])) for j in range(2)))
+             for i in range(2)]
+    assert UnsupervisedInfoNCE(0.05, "dot")(z1, z2).item() == pytest.approx(sum(unsup) / 2, rel=1e-5)
+    sup = [-math.log(math.exp(dot(z1[i], z2[i])) / sum(math.exp(dot(z1[i], z2[j])) + math.exp(dot(z1[i], z3[j]))
+                                                      for j in range(2))) for i in range(2)]
+    assert SupervisedInfoNCE(0.05, 1.0, "dot")(z1, z2, z3).item() == pytest.approx(sum(sup) / 2, rel=1e-5)
+    assert UnsupervisedInfoNCE(0.05, "dot")(z1, z2).item() != pytest.approx(UnsupervisedInfoNCE(0.05)(z1, z2).item())
+    with pytest.raises(ValueError, match="similarity"):
+        UnsupervisedInfoNCE(0.05, "l2")(z1, z2)
+
+
+def test_parameters_added_later_keep_old_run_ids_at_their_default():
+    from sentemb.errors import ConfigError
+    from sentemb.objectives.registry import build_objective
+    from sentemb.spec import RunSpec
+
+    old = {"profile": "smoke", "backbone": "tiny-random-bert", "objective": "simcse_sup", "train_data": "x",
+           "steps": 2, "objective_params": {"temperature": 0.05, "hard_negative_alpha": 1.0}}
+    spec = RunSpec.from_dict(old)
+    assert "similarity" not in spec.objective_params  # left out at its default: the id of a record made before
+    assert spec.run_id == RunSpec.from_dict({**old, "objective_params": {**old["objective_params"],
+                                                                          "similarity": "cosine"}}).run_id
+    dot = RunSpec.from_dict({**old, "objective_params": {"similarity": "dot"}})
+    assert dot.objective_params["similarity"] == "dot" and dot.run_id != spec.run_id
+    from sentemb.models.encoder import SentenceEncoder
+
+    objective = build_objective("simcse_sup", spec.objective_params,
+                                SentenceEncoder.from_name("tiny-random-bert", "cls", seed=0), max_len=8)
+    assert objective.loss.similarity == "cosine"  # built with the default it leaves out
+    with pytest.raises(ConfigError, match="uses no temperature"):
+        RunSpec.from_dict({**old, "objective_params": {"similarity": "dot", "temperature": 0.1}})
+
+
+@pytest.mark.parametrize("augmentation, check", [
+    ("none", lambda x, v: v == x),
+    ("delete_one_word", lambda x, v: len(v.split()) == len(x.split()) - 1),
+    ("crop_0.3", lambda x, v: len(v.split()) == 7 and v in x),  # a contiguous 70% of 10 words
+    ("word_deletion_0.2", lambda x, v: len(v.split()) == 8 and v != x),
+    ("synonym_replacement", lambda x, v: len(v.split()) == 10 and sum(a != b for a, b in zip(x.split(), v.split())) == 1),
+])
+def test_table1_augmentation_is_the_second_view_only(augmentation, check):
+    from sentemb.models.encoder import SentenceEncoder
+    from sentemb.objectives.registry import build_objective
+
+    objective = build_objective("simcse_unsup", {"augmentation": augmentation},
+                                SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0), max_len=16)
+    seen = []
+    objective.embed = lambda sentences: (seen.append(list(sentences)), torch.randn(len(sentences), 8))[1]
+    rows = ["the quick brown fox jumps over the lazy dog today", "a small house stands near the old river bank now"]
+    objective(rows, random.Random(0))
+    first, second = seen[0][:2], seen[0][2:]
+    assert first == rows  # x_i as it is, x_i^+ = g(x_i)
+    assert all(check(x, v) for x, v in zip(rows, second)), second
+    objective(rows, random.Random(0))
+    assert seen[1] == seen[0]  # a deterministic function of the step's rng
 
 
 def test_supervised_alpha_one_is_eq5_and_hard_negatives_raise_the_loss():

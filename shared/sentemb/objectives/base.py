@@ -54,6 +54,9 @@ class Param:
     low_open: bool = False
     high_open: bool = False
     choices: tuple | None = None
+    # Added after records existed: while it holds its default it is left out of a spec's resolved parameters, so
+    # adding it changed no run id (as spec.ADDED_FIELDS does for spec fields); the objective is built with it.
+    added: bool = False
 
     def allowed(self) -> str:
         if self.choices is not None:
@@ -122,7 +125,8 @@ class TrainingObjective(nn.Module):
 
     @classmethod
     def resolve(cls, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Every parameter with its value (given or default), validated, in declaration order."""
+        """Every parameter with its value (given or default), validated, in declaration order; an ``added`` one
+        only when it differs from its default."""
         known = {p.name: p for p in cls.params}
         unknown = sorted(set(given) - set(known))
         problems = [f"unknown parameter(s) {unknown}"] if unknown else []
@@ -136,7 +140,13 @@ class TrainingObjective(nn.Module):
             problems = cls.check_combination(resolved)
         if problems:
             raise ConfigError(f"objective {cls.name!r}: " + "; ".join(problems) + "\n" + cls.describe_params())
-        return resolved
+        added_at_default = {p.name for p in cls.params if p.added and resolved[p.name] == p.default}
+        return {name: value for name, value in resolved.items() if name not in added_at_default}
+
+    @classmethod
+    def with_added_defaults(cls, resolved: Mapping[str, Any]) -> dict[str, Any]:
+        """``resolved`` (as stored in a spec) with the ``added`` parameters it leaves out at their defaults."""
+        return {**{p.name: p.default for p in cls.params if p.added}, **resolved}
 
     @classmethod
     def check_combination(cls, params: dict[str, Any]) -> list[str]:

@@ -65,7 +65,7 @@ def build_objective(name: str, params: Mapping[str, Any], encoders: SentenceEnco
     if cls is None:
         raise ConfigError(f"objective {NO_TRAINING!r} does not train")
     encoders = (encoders,) if isinstance(encoders, SentenceEncoder) else tuple(encoders)
-    return cls.build(encoders, max_len, resolve_params(name, params))
+    return cls.build(encoders, max_len, cls.with_added_defaults(resolve_params(name, params)))
 
 
 def encoders_needed(name: str) -> int:

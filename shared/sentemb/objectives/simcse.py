@@ -7,8 +7,13 @@ so the two copies get independent dropout masks (how the official code builds th
 - ``temperature``: tau of Eq. 4 (0.05);
 - ``fixed_dropout_mask``: Table 3 "fixed 0.1": encode once and use that output for both views, i.e. the same
   dropout mask for the pair;
-- ``augmentation``: ``delete_one_word`` replaces the second view by the sentence with one word removed (Table 1,
-  Figure 2), dropout still on.
+- ``augmentation``: the second view x_i^+ = g(x_i) of Table 1 ("h = f_theta(g(x), z)", §3), dropout still on
+  (Table 1's "w/o dropout" row is the spec's ``dropout=0``): ``delete_one_word`` (also Figure 2), ``crop_<k>`` and
+  ``word_deletion_<k>`` for k = 0.1, 0.2, 0.3, ``synonym_replacement`` (``sentemb.augment`` documents each). The
+  paper does not say whether g is applied to one view or both; we apply it to the second, so that "none" is
+  exactly unsupervised SimCSE. MLM 15% needs a pretrained masked LM (not offline) and is not a choice;
+- ``similarity`` (both objectives, Table D.1): ``cosine`` (sim/tau, the paper's) or ``dot`` (the dot product, no
+  temperature).
 
 ``simcse_sup`` (§4, Eq. 5; Eq. 8 with ``hard_negative_alpha``). Rows: (premise, entailment, contradiction),
 encoded in one pass; the loss is :class:`~sentemb.objectives.infonce.SupervisedInfoNCE`.
@@ -32,14 +37,30 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from sentemb.augment import delete_one_word
+from sentemb.augment import crop, delete_one_word, delete_words, synonym_replacement
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import Param, TrainingObjective
-from sentemb.objectives.infonce import SupervisedInfoNCE, UnsupervisedInfoNCE
+from sentemb.objectives.infonce import SIMILARITIES, SupervisedInfoNCE, UnsupervisedInfoNCE
 
 MLP_POOLERS = ("cls", "cls_before_pooler")
 TEMPERATURE = Param("temperature", float, 0.05, "tau of Eq. 4/5: cosine similarities are divided by it",
                     low=0.0, low_open=True)
+SIMILARITY = Param("similarity", str, "cosine", "Table D.1: 'cosine' (cos/tau) or 'dot' (dot product, no temperature)",
+                   choices=SIMILARITIES, added=True)
+AUGMENTATIONS = {  # Table 1's discrete operators g for the second view
+    "none": lambda sentence, rng: sentence,
+    "delete_one_word": delete_one_word,
+    **{f"crop_{k:g}": (lambda sentence, rng, k=k: crop(sentence, rng, k)) for k in (0.1, 0.2, 0.3)},
+    **{f"word_deletion_{k:g}": (lambda sentence, rng, k=k: delete_words(sentence, rng, k)) for k in (0.1, 0.2, 0.3)},
+    "synonym_replacement": synonym_replacement,
+}
+
+
+def check_similarity(params: dict) -> list[str]:
+    """The dot product takes no temperature: a spec that sets one with it would name a run it does not train."""
+    if params["similarity"] == "dot" and params["temperature"] != TEMPERATURE.default:
+        return [f"similarity 'dot' uses no temperature; leave temperature at {TEMPERATURE.default}"]
+    return []
 
 
 class SimCSEMLP(nn.Module):
@@ -90,23 +111,32 @@ class SimCSEUnsupervised(SimCSEBase):
     params = (
         TEMPERATURE,
         Param("fixed_dropout_mask", bool, False, "Table 3 'fixed 0.1': one dropout mask shared by both views"),
-        Param("augmentation", str, "none", "second view: 'none' (dropout only) or 'delete_one_word' (Table 1)",
-              choices=("none", "delete_one_word")),
+        Param("augmentation", str, "none", "second view g(x) of Table 1: 'none' (dropout only) or a discrete operator",
+              choices=tuple(AUGMENTATIONS)),
+        SIMILARITY,
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, fixed_dropout_mask: bool,
-                 augmentation: str) -> None:
+                 augmentation: str, similarity: str) -> None:
         super().__init__(encoder, max_len)
-        self.loss = UnsupervisedInfoNCE(temperature)
+        self.loss = UnsupervisedInfoNCE(temperature, similarity)
         self.fixed_dropout_mask = fixed_dropout_mask
         self.augmentation = augmentation
+
+    @classmethod
+    def check_combination(cls, params: dict) -> list[str]:
+        problems = check_similarity(params)
+        if params["fixed_dropout_mask"] and params["augmentation"] != "none":
+            problems.append("fixed_dropout_mask encodes one view for both; it takes no augmentation")
+        return problems
 
     def forward(self, rows: Sequence[str], rng: random.Random) -> torch.Tensor:
         n = len(rows)
         if self.fixed_dropout_mask:
             z = self.embed(rows)
             return self.loss(z, z)
-        second = [delete_one_word(s, rng) for s in rows] if self.augmentation == "delete_one_word" else list(rows)
+        augment = AUGMENTATIONS[self.augmentation]
+        second = [augment(s, rng) for s in rows]
         z = self.embed(list(rows) + second)
         return self.loss(z[:n], z[n:])
 
@@ -121,11 +151,17 @@ class SimCSESupervised(SimCSEBase):
         TEMPERATURE,
         Param("hard_negative_alpha", float, 1.0, "alpha of Eq. 8: weight of the anchor's own hard negative (1 = Eq. 5)",
               low=0.0, low_open=True),
+        SIMILARITY,
     )
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, hard_negative_alpha: float) -> None:
+    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, hard_negative_alpha: float,
+                 similarity: str) -> None:
         super().__init__(encoder, max_len)
-        self.loss = SupervisedInfoNCE(temperature, hard_negative_alpha)
+        self.loss = SupervisedInfoNCE(temperature, hard_negative_alpha, similarity)
+
+    @classmethod
+    def check_combination(cls, params: dict) -> list[str]:
+        return check_similarity(params)
 
     def forward(self, rows: Sequence[tuple[str, str, str]], rng: random.Random) -> torch.Tensor:
         n = len(rows)
