@@ -6,6 +6,7 @@
 | wiki_sentences_combined   | training/unsup/wiki_sentences_combined.txt.gz       | mirror (small) |
 | nli_for_simcse            | training/nli/nli_for_simcse.csv (275,601 triples)   | full profile   |
 | snli_devtest_for_simcse   | training/nli/snli_devtest_for_simcse.csv.gz (5,883) | mirror (small) |
+| snli_devtest_pairs_<label>, snli_devtest_with_neutral | SNLI dev+test with labels (``nli_labelled``) | SimCSE Tables 4, 7 |
 
 The mirror's two files are substitutes (see ``../shared/datasets/training/README.md``): 108k
 Wikipedia sentences instead of 1M, and triples built from SNLI dev+test instead of SNLI+MNLI train.
@@ -22,12 +23,14 @@ import io
 
 from sentemb.data.documents import load_documents
 from sentemb.data.files import read_text
+from sentemb.data.nli_labelled import PAIR_CORPORA, QUAD_CORPUS, load_labelled_corpus
 from sentemb.data.registry import files_of
 from sentemb.data.synthetic import synthetic_nli_triples, synthetic_sentences
 from sentemb.errors import ConfigError, DataError
 
 UNSUP_CORPORA = ("wiki1m_for_simcse", "wiki_sentences_combined")
 NLI_CORPORA = ("nli_for_simcse", "snli_devtest_for_simcse")
+LABELLED_CORPORA = (*PAIR_CORPORA, QUAD_CORPUS)  # SimCSE Tables 4 and 7: SNLI pairs by label
 WITH_SICKR = "+sickr"
 
 
@@ -56,12 +59,17 @@ def load_sentences(name: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def load_nli_triples(name: str) -> list[tuple[str, str, str]]:
-    """(premise, entailment, contradiction) rows of a ``sent0,sent1,hard_neg`` CSV."""
+def load_nli_triples(name: str) -> list[tuple[str, ...]]:
+    """(premise, entailment, contradiction) rows of a ``sent0,sent1,hard_neg`` CSV; the labelled SNLI corpora
+    (``sentemb.data.nli_labelled``) give (premise, hypothesis) pairs or (premise, entailment, contradiction,
+    neutral) quads instead."""
     if name == "synthetic":
         return synthetic_nli_triples()
+    if name in LABELLED_CORPORA:
+        return load_labelled_corpus(name)
     if name not in NLI_CORPORA:
-        raise ConfigError(f"unknown NLI corpus {name!r}; choose from {', '.join(NLI_CORPORA)} or synthetic")
+        raise ConfigError(f"unknown NLI corpus {name!r}; choose from {', '.join(NLI_CORPORA + LABELLED_CORPORA)} "
+                          "or synthetic")
     relpath = files_of(name)[0].relpath
     reader = csv.DictReader(io.StringIO(read_text(relpath)))
     if reader.fieldnames is None or not {"sent0", "sent1", "hard_neg"} <= set(reader.fieldnames):

@@ -70,12 +70,16 @@ class SupervisedInfoNCE(nn.Module):
         self.similarity = similarity
 
     @fp32_loss
-    def forward(self, z1: torch.Tensor, z2: torch.Tensor, z3: torch.Tensor) -> torch.Tensor:
-        positives = similarity_logits(z1, z2, self.temperature, self.similarity)
-        negatives = similarity_logits(z1, z3, self.temperature, self.similarity)
+    def forward(self, z1: torch.Tensor, z2: torch.Tensor, z3: torch.Tensor, *more: torch.Tensor) -> torch.Tensor:
+        """``more``: further hard negatives per anchor (SimCSE Table 7 "Contradiction + Neutral": the neutral
+        hypotheses), each entering the denominator as z3 does, alpha on the anchor's own."""
         n = z1.shape[0]
-        offset = torch.zeros_like(negatives)
-        offset[torch.arange(n), torch.arange(n)] = math.log(self.alpha)
-        logits = torch.cat([positives, negatives + offset], dim=1)
+        logits = [similarity_logits(z1, z2, self.temperature, self.similarity)]
+        for negatives in (z3, *more):
+            scores = similarity_logits(z1, negatives, self.temperature, self.similarity)
+            offset = torch.zeros_like(scores)
+            offset[torch.arange(n), torch.arange(n)] = math.log(self.alpha)
+            logits.append(scores + offset)
+        logits = torch.cat(logits, dim=1)
         labels = torch.arange(n, device=z1.device)
         return F.cross_entropy(logits, labels)

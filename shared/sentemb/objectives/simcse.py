@@ -16,7 +16,12 @@ so the two copies get independent dropout masks (how the official code builds th
   temperature).
 
 ``simcse_sup`` (§4, Eq. 5; Eq. 8 with ``hard_negative_alpha``). Rows: (premise, entailment, contradiction),
-encoded in one pass; the loss is :class:`~sentemb.objectives.infonce.SupervisedInfoNCE`.
+encoded in one pass; the loss is :class:`~sentemb.objectives.infonce.SupervisedInfoNCE`. ``negatives`` picks the
+hard negatives (Table 7): ``contradiction`` (the paper's), ``none`` (Table 7 "N/A" and Table 4: the pairs' second
+sentence is the positive and only in-batch negatives remain, Eq. 4's loss; rows may be (premise, hypothesis) pairs,
+e.g. ``snli_devtest_pairs_<label>``) or ``contradiction+neutral`` (rows (premise, entailment, contradiction,
+neutral): ``snli_devtest_with_neutral``). The official code has no neutral option; it decides by the number of CSV
+columns between pairs and triples, as ``none`` and ``contradiction`` do here.
 
 The MLP. With a [CLS] pooler SimCSE trains a fresh MLP (dense + tanh, BERT's pooler shape) on top of [CLS]
 (§6.3, footnote 9), initialised as BERT initialises a linear layer (normal(0, initializer_range), zero bias): the
@@ -38,6 +43,7 @@ import torch
 from torch import nn
 
 from sentemb.augment import crop, delete_one_word, delete_words, synonym_replacement
+from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import Param, TrainingObjective
 from sentemb.objectives.infonce import SIMILARITIES, SupervisedInfoNCE, UnsupervisedInfoNCE
@@ -54,6 +60,9 @@ AUGMENTATIONS = {  # Table 1's discrete operators g for the second view
     **{f"word_deletion_{k:g}": (lambda sentence, rng, k=k: delete_words(sentence, rng, k)) for k in (0.1, 0.2, 0.3)},
     "synonym_replacement": synonym_replacement,
 }
+
+
+HARD_NEGATIVES = {"none": 2, "contradiction": 3, "contradiction+neutral": 4}  # -> sentences per row used
 
 
 def check_similarity(params: dict) -> list[str]:
@@ -152,18 +161,38 @@ class SimCSESupervised(SimCSEBase):
         Param("hard_negative_alpha", float, 1.0, "alpha of Eq. 8: weight of the anchor's own hard negative (1 = Eq. 5)",
               low=0.0, low_open=True),
         SIMILARITY,
+        Param("negatives", str, "contradiction", "Table 7: hard negatives per anchor: 'contradiction', 'none' "
+              "(in-batch only; rows may be pairs) or 'contradiction+neutral' (rows with a neutral 4th column)",
+              choices=tuple(HARD_NEGATIVES), added=True),
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, hard_negative_alpha: float,
-                 similarity: str) -> None:
+                 similarity: str, negatives: str) -> None:
         super().__init__(encoder, max_len)
+        self.negatives = negatives
+        self.row_length = HARD_NEGATIVES[negatives]
+        self.sequences_per_row = self.row_length  # what it encodes per row (throughput)
         self.loss = SupervisedInfoNCE(temperature, hard_negative_alpha, similarity)
+        self.pairs_loss = UnsupervisedInfoNCE(temperature, similarity)
 
     @classmethod
     def check_combination(cls, params: dict) -> list[str]:
-        return check_similarity(params)
+        problems = check_similarity(params)
+        if params["negatives"] == "none" and params["hard_negative_alpha"] != 1.0:
+            problems.append("negatives 'none' has no hard negative for hard_negative_alpha to weigh; leave it at 1.0")
+        return problems
 
-    def forward(self, rows: Sequence[tuple[str, str, str]], rng: random.Random) -> torch.Tensor:
+    def forward(self, rows: Sequence[tuple[str, ...]], rng: random.Random) -> torch.Tensor:
         n = len(rows)
-        z = self.embed([r[0] for r in rows] + [r[1] for r in rows] + [r[2] for r in rows])
-        return self.loss(z[:n], z[n : 2 * n], z[2 * n :])
+        short = [r for r in rows if len(r) < self.row_length]
+        if short:
+            raise ConfigError(f"simcse_sup with negatives {self.negatives!r} needs rows of {self.row_length} sentences "
+                              f"(premise, entailment{', contradiction' if self.row_length > 2 else ''}"
+                              f"{', neutral' if self.row_length > 3 else ''}); got {short[0]!r}: "
+                              f"{'train on snli_devtest_with_neutral' if self.row_length > 3 else 'check train_data'}")
+        columns = [[r[k] for r in rows] for k in range(self.row_length)]
+        z = self.embed([sentence for column in columns for sentence in column])
+        views = [z[k * n : (k + 1) * n] for k in range(self.row_length)]
+        if self.negatives == "none":
+            return self.pairs_loss(views[0], views[1])
+        return self.loss(*views)
