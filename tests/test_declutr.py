@@ -14,13 +14,8 @@ from sentemb.augment.span_sampler import (
     scale_to_span_length,
 )
 from sentemb.errors import DataError
-from sentemb.objectives.declutr import (
-    DeclutrContrastiveLoss,
-    declutr_loss,
-    mask_tokens_for_mlm,
-    masked_lm_loss,
-    nt_xent,
-)
+from sentemb.objectives.declutr import DeclutrContrastiveLoss, declutr_loss, nt_xent
+from sentemb.objectives.masked_lm import mask_tokens_for_mlm, masked_lm_loss
 
 PAPER = dict(num_anchors=2, num_positives=2, min_span_len=32, max_span_len=512)
 

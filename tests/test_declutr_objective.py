@@ -12,7 +12,8 @@ from sentemb.augment.span_sampler import DocumentTooShortError
 from sentemb.data.documents import Document, TokenisedDocument, hub_documents, load_documents, synthetic_documents
 from sentemb.errors import ConfigError, DataError
 from sentemb.models.encoder import SentenceEncoder
-from sentemb.objectives.declutr import DeclutrContrastiveLoss, MaskedLMLoss, nt_xent, tied_mlm_head
+from sentemb.objectives.declutr import DeclutrContrastiveLoss, nt_xent
+from sentemb.objectives.masked_lm import MaskedLMLoss, tied_mlm_head
 from sentemb.objectives.registry import build_objective
 from sentemb.spec import RunSpec
 from conftest import needs_mirror

@@ -10,18 +10,14 @@
 | ``non_contrastive``        | BT / VICReg / BT on pairs as training objectives: views, projector (§3) |
 | ``tensor_norm``            | TNCSE: l_TN (Eq. 1, 3), InfoNCE (Eq. 4), ICNCE (Eq. 5), L_TN (Eq. 6), ICTN (Eq. 7), total (Eq. 8) |
 | ``declutr``                | DeCLUTR: NT-Xent with mean positives (Eq. 2), MLM on anchors, total (Eq. 3) |
+| ``masked_lm``              | BERT masking, L_MLM and a fresh tied head (DeCLUTR Eq. 3; SimCSE Table D.2) |
 """
 
 from sentemb.objectives.barlow_twins import BarlowTwins, correlation_rank, cross_correlation, gaussian_padding
-from sentemb.objectives.declutr import (
-    DeclutrContrastiveLoss,
-    declutr_loss,
-    mask_tokens_for_mlm,
-    masked_lm_loss,
-    nt_xent,
-)
+from sentemb.objectives.declutr import DeclutrContrastiveLoss, declutr_loss, nt_xent
 from sentemb.objectives.dimension_contrastive import DimensionWiseContrastive
 from sentemb.objectives.infonce import SupervisedInfoNCE, UnsupervisedInfoNCE
+from sentemb.objectives.masked_lm import mask_tokens_for_mlm, masked_lm_loss
 from sentemb.objectives.off_dropout_infonce import (
     DecoupledInfoNCE,
     add_gaussian_noise,

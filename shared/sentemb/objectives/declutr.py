@@ -21,15 +21,9 @@ MLM, Eq. 3 (§3.2): BERT's masked language modelling on every anchor span,
 
     L = L_contrastive + L_MLM
 
-a plain unweighted sum (the official code also uses weight 1). BERT masking: each non-special
-token is selected with probability 0.15; a selected token becomes [MASK] with probability 0.8, a
-token drawn uniformly from the whole vocabulary with probability 0.1, and stays unchanged with
-probability 0.1; L_MLM is the cross entropy at the selected positions only (labels -100
-elsewhere). Official-code facts: the *masked* anchors are the ones encoded for both L_MLM and
-L_contrastive (positives are never masked), and padding is never selected. Two additions of
-ours: at least one token is selected in every sequence that has a maskable token (the official
-code, following Hugging Face's collator, may select none), and the input tensor is never
-modified in place.
+a plain unweighted sum (the official code also uses weight 1), L_MLM being BERT's masked language modelling
+(``masked_lm.py``: masking, loss and the fresh tied head). Official-code facts: the *masked* anchors are the ones
+encoded for both L_MLM and L_contrastive (positives are never masked), and padding is never selected.
 
 Layout of the positives: **anchor-major**, (AN, P, d), row i holding the P positives of anchor i. The paper
 indexes positives as s_{i+pAN} (positive-major); the official reader and model lay them out anchor-major
@@ -40,17 +34,15 @@ own indexing; mixing them would average positives of different anchors.
 
 :class:`DeCLUTR` is the training objective (§3, Eq. 3): per step, A anchors and P positives per anchor from each of
 the N documents of the batch, spans encoded with mean pooling, NT-Xent over the 2AN embeddings, plus MLM on the
-(masked) anchors. The MLM head is the objective's own: all-MiniLM-L6-v2 is distributed without one, so the objective
-creates a fresh BERT prediction head (transformers' ``BertLMPredictionHead``: dense + GELU + LayerNorm, then the
-decoder) whose decoder weight is tied to the encoder's input word embeddings, as BERT ties its own. The official
-code (AllenNLP's ``mlm`` embedder) uses the checkpoint's own pretrained LM head; on the full profile's RoBERTa this
+(masked) anchors. The MLM head is the objective's own, fresh and tied to the input embeddings
+(:func:`~sentemb.objectives.masked_lm.tied_mlm_head`); the official code (AllenNLP's ``mlm`` embedder) uses the
+checkpoint's own pretrained LM head; on the full profile's RoBERTa this
 archive still starts from a fresh head, a deviation to remove when the full profile runs.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
 from typing import Sequence
 
 import torch
@@ -64,9 +56,7 @@ from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import Param, TrainingObjective
 from sentemb.objectives.full_precision import fp32_loss
-
-IGNORE_INDEX = -100
-
+from sentemb.objectives.masked_lm import MaskedLMLoss, mask_tokens_for_mlm, tied_mlm_head
 
 def nt_xent(first: torch.Tensor, second: torch.Tensor, temperature: float) -> torch.Tensor:
     """SimCLR's NT-Xent: ``first[i]`` and ``second[i]`` are a positive pair among 2M embeddings.
@@ -105,59 +95,6 @@ class DeclutrContrastiveLoss(nn.Module):
             )
         mean_positives = positive_embeddings.mean(dim=1)
         return nt_xent(anchor_embeddings, mean_positives, self.temperature)
-
-
-def mask_tokens_for_mlm(
-    token_ids: torch.Tensor,
-    *,
-    mask_token_id: int,
-    vocab_size: int,
-    special_token_ids: Collection[int],
-    generator: torch.Generator,
-    select_probability: float = 0.15,
-    mask_probability: float = 0.8,
-    random_probability: float = 0.1,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """BERT masking of (B, L) token ids -> (masked_ids, labels); labels are -100 where not selected.
-
-    ``special_token_ids`` must include the padding id. Of the selected tokens, a fraction
-    ``mask_probability`` becomes ``mask_token_id``, ``random_probability`` a uniform id in
-    [0, vocab_size), the rest stay unchanged.
-    """
-    if token_ids.dim() != 2:
-        raise ValueError(f"token_ids must be (batch, length), got shape {tuple(token_ids.shape)}")
-    if mask_probability + random_probability > 1:
-        raise ValueError(
-            f"mask_probability + random_probability must be <= 1, got {mask_probability} + {random_probability}"
-        )
-    specials = torch.tensor(sorted(special_token_ids), dtype=token_ids.dtype, device=token_ids.device)
-    maskable = ~torch.isin(token_ids, specials)
-    if not maskable.any():
-        raise ValueError("no token can be masked: every token id is in special_token_ids")
-
-    # All random draws happen on the CPU generator, in a fixed order, whatever gets selected.
-    selection_draw = torch.rand(token_ids.shape, generator=generator).to(token_ids.device)
-    fallback_draw = torch.rand(token_ids.shape, generator=generator).to(token_ids.device)
-    action_draw = torch.rand(token_ids.shape, generator=generator).to(token_ids.device)
-    random_ids = torch.randint(vocab_size, token_ids.shape, generator=generator).to(token_ids)
-
-    selected = maskable & (selection_draw < select_probability)
-    needs_one = maskable.any(dim=1) & ~selected.any(dim=1)
-    fallback_position = fallback_draw.masked_fill(~maskable, -1.0).argmax(dim=1)
-    rows = torch.nonzero(needs_one).squeeze(1)
-    selected[rows, fallback_position[rows]] = True
-
-    to_mask = selected & (action_draw < mask_probability)
-    to_random = selected & (action_draw >= mask_probability) & (action_draw < mask_probability + random_probability)
-    masked_ids = token_ids.masked_fill(to_mask, mask_token_id)
-    masked_ids = torch.where(to_random, random_ids, masked_ids)
-    labels = token_ids.masked_fill(~selected, IGNORE_INDEX)
-    return masked_ids, labels
-
-
-def masked_lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """L_MLM: mean cross entropy over the positions whose label is not -100. logits (B, L, V)."""
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE_INDEX)
 
 
 def declutr_loss(contrastive_loss: torch.Tensor, mlm_loss: torch.Tensor) -> torch.Tensor:
@@ -213,35 +150,6 @@ class MemoryBankContrastiveLoss(nn.Module):
     def set_extra_state(self, state: dict) -> None:
         self.memory.queue_idx, self.memory.has_been_filled = state["queue_idx"], state["has_been_filled"]
         self.pairs_seen = state["pairs_seen"]
-
-
-class MaskedLMLoss(nn.Module):
-    """L_MLM through a prediction head, in float32: the head reads only the selected positions' token states."""
-
-    def __init__(self, head: nn.Module) -> None:
-        super().__init__()
-        self.head = head
-
-    @fp32_loss
-    def forward(self, token_states: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        selected = labels != IGNORE_INDEX
-        logits = self.head(token_states[selected])
-        return F.cross_entropy(logits, labels[selected])
-
-
-def tied_mlm_head(encoder: SentenceEncoder) -> nn.Module:
-    """A fresh BERT prediction head whose decoder weight is the encoder's input word embedding matrix; the other
-    weights initialised as BERT initialises them (normal(0, initializer_range), zero biases, unit LayerNorm)."""
-    from transformers.models.bert.modeling_bert import BertLMPredictionHead
-
-    config = encoder.backbone.config
-    head = BertLMPredictionHead(config)
-    nn.init.normal_(head.transform.dense.weight, mean=0.0, std=getattr(config, "initializer_range", 0.02))
-    nn.init.zeros_(head.transform.dense.bias)
-    head.decoder.weight = encoder.backbone.get_input_embeddings().weight
-    nn.init.zeros_(head.decoder.bias)
-    head.bias = head.decoder.bias  # one output bias, as transformers ties them
-    return head
 
 
 class DeCLUTR(TrainingObjective):
