@@ -23,9 +23,9 @@ ROWS = {"sentences": [f"sentence number {i} about a topic" for i in range(16)],
         "documents": [TokenisedDocument(f"doc {i}", tuple(range(2000 + 100 * i, 2200 + 100 * i))) for i in range(4)]}
 DECLUTR_SPANS = {"min_span_len": 4, "max_span_len": 14}
 PARAMS = {  # every loss path of every registered objective
-    "simcse_unsup": [{}, {"fixed_dropout_mask": True}, {"similarity": "dot"}],
+    "simcse_unsup": [{}, {"fixed_dropout_mask": True}, {"similarity": "dot"}, {"mlm_weight": 0.1}],
     "simcse_sup": [{}, {"hard_negative_alpha": 2.0}, {"similarity": "dot"}, {"negatives": "none"},
-                   {"negatives": "contradiction+neutral", "hard_negative_alpha": 0.5}],
+                   {"negatives": "contradiction+neutral", "hard_negative_alpha": 0.5}, {"mlm_weight": 1.0}],
     "simcse_pp": [{"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1},
                   {"dcl_weight": 0.1, "dcl_variant": "official", "trade_off": "official", "m": 0.9},
                   {"bt_weight": 1.0, "bt_padding": 8}],
@@ -98,7 +98,8 @@ def test_every_objective_loss_is_fp32_under_bf16_autocast(name, params):
     rows = ROWS[objective.rows]
     if params.get("negatives") == "contradiction+neutral":  # SimCSE Table 7: a neutral hypothesis per row too
         rows = [(*row, f"neutral {i}") for i, row in enumerate(rows)]
-    width = objective.encoder.dim if name == "declutr" else 384  # DeCLUTR's MLM head reads encoder-wide token states
+    mlm = name == "declutr" or params.get("mlm_weight")
+    width = objective.encoder.dim if mlm else 384  # an MLM head reads encoder-wide token states
     embeddings = torch.randn(64 * len(rows), width, generator=torch.Generator().manual_seed(1))
     loss32, grad32 = _loss_and_grad(objective, rows, embeddings, "fp32")
     loss16, grad16 = _loss_and_grad(fresh(), rows, embeddings, "bf16")

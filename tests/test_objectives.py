@@ -285,3 +285,30 @@ def test_projector_shape():
     assert projector(torch.randn(4, 16)).shape == (4, 32)
     assert [type(m).__name__ for m in projector] == ["Linear", "BatchNorm1d", "ReLU", "Linear", "BatchNorm1d",
                                                      "ReLU", "Linear"]
+
+
+@pytest.mark.parametrize("name, rows", [
+    ("simcse_unsup", ["the quick brown fox jumps", "a small house near the river", "two dogs run on the beach"]),
+    ("simcse_sup", [("a man plays", "someone plays", "nobody plays"), ("a cat sleeps", "an animal rests", "a dog runs")]),
+])
+def test_auxiliary_mlm_adds_lambda_times_the_loss_of_a_head_tied_to_the_input_embeddings(name, rows):
+    """SimCSE Table D.2: L = L_contrastive + lambda * L_MLM; the fresh head's decoder is the input embedding matrix."""
+    from sentemb.models.encoder import SentenceEncoder
+    from sentemb.objectives.registry import build_objective
+
+    def loss(weight):
+        encoder = SentenceEncoder.from_name("tiny-random-bert", "cls", seed=0, dropout=0.0)  # deterministic passes
+        torch.manual_seed(0)
+        objective = build_objective(name, {"mlm_weight": weight} if weight else {}, encoder, max_len=16)
+        return objective, objective(rows, random.Random(0))
+
+    plain, l0 = loss(0.0)
+    assert plain.mlm_loss is None
+    objective, l1 = loss(0.1)
+    _, l2 = loss(0.2)
+    head = objective.mlm_loss.head
+    assert head.decoder.weight is objective.encoder.backbone.get_input_embeddings().weight
+    assert (l1 - l0).item() > 0 and (l2 - l0).item() == pytest.approx(2 * (l1 - l0).item(), rel=1e-4)
+    l1.backward()
+    assert head.transform.dense.weight.grad is not None and head.transform.dense.weight.grad.abs().sum() > 0
+    assert sum(1 for _ in objective.parameters()) == len({id(p) for p in objective.parameters()})  # tied: once

@@ -68,11 +68,13 @@ def synthetic_sentences(n: int = 400, seed: int = 0) -> list[str]:
     return [_sentence(_random_choice(rng)) for _ in range(n)]
 
 
-def synthetic_nli_triples(n: int = 200, seed: int = 1) -> list[tuple[str, str, str]]:
-    rng = random.Random(seed)
+def synthetic_nli_triples(n: int = 200, seed: int = 1) -> list[tuple[str, str, str, str]]:
+    """(premise, entailment, contradiction, neutral): two of four slots changed for the neutral hypothesis, drawn from
+    a stream of its own so that the first three columns are those of the generated triples before it existed."""
+    rng, neutral_rng = random.Random(seed), random.Random(seed + 7919)
     rows = []
     for _ in range(n):
         premise = _random_choice(rng)
         rows.append((_sentence(premise), _sentence(_perturb(rng, premise, keep=3)),
-                     _sentence(_perturb(rng, premise, keep=0))))
+                     _sentence(_perturb(rng, premise, keep=0)), _sentence(_perturb(neutral_rng, premise, keep=2))))
     return rows

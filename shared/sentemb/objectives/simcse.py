@@ -14,6 +14,12 @@ so the two copies get independent dropout masks (how the official code builds th
   exactly unsupervised SimCSE. MLM 15% needs a pretrained masked LM (not offline) and is not a choice;
 - ``similarity`` (both objectives, Table D.1): ``cosine`` (sim/tau, the paper's) or ``dot`` (the dot product, no
   temperature).
+- ``mlm_weight`` (both objectives, Table D.2, lambda; 0 = off): adds lambda * L_MLM, BERT's masked language
+  modelling on every sentence the step encodes, each masked independently and encoded in a second pass (dropout
+  on) whose token states a fresh prediction head tied to the input embeddings reads (``masked_lm.py``; MiniLM has
+  no MLM head, the official code starts from BERT's pretrained one). As in the official code after its PR #121, the
+  contrastive views stay unmasked; before it, masking mutated the views too, and whether the paper's Table D.2 ran
+  with that bug is unverified (``../shared/notes/official-implementations.md``).
 
 ``simcse_sup`` (§4, Eq. 5; Eq. 8 with ``hard_negative_alpha``). Rows: (premise, entailment, contradiction),
 encoded in one pass; the loss is :class:`~sentemb.objectives.infonce.SupervisedInfoNCE`. ``negatives`` picks the
@@ -47,6 +53,7 @@ from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import Param, TrainingObjective
 from sentemb.objectives.infonce import SIMILARITIES, SupervisedInfoNCE, UnsupervisedInfoNCE
+from sentemb.objectives.masked_lm import MaskedLMLoss, mask_tokens_for_mlm, tied_mlm_head
 
 MLP_POOLERS = ("cls", "cls_before_pooler")
 TEMPERATURE = Param("temperature", float, 0.05, "tau of Eq. 4/5: cosine similarities are divided by it",
@@ -63,6 +70,10 @@ AUGMENTATIONS = {  # Table 1's discrete operators g for the second view
 
 
 HARD_NEGATIVES = {"none": 2, "contradiction": 3, "contradiction+neutral": 4}  # -> sentences per row used
+
+
+MLM_WEIGHT = Param("mlm_weight", float, 0.0, "Table D.2: lambda of the auxiliary MLM loss (0: none)", low=0.0,
+                   added=True)
 
 
 def check_similarity(params: dict) -> list[str]:
@@ -89,12 +100,27 @@ class SimCSEMLP(nn.Module):
 class SimCSEBase(TrainingObjective):
     """What every SimCSE-style objective shares: the fresh MLP on [CLS] it owns, and its export to the checkpoint."""
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int) -> None:
+    def __init__(self, encoder: SentenceEncoder, max_len: int, mlm_weight: float = 0.0) -> None:
         super().__init__(encoder, max_len)
         self.mlp = None
         if encoder.pooler in MLP_POOLERS:
             config = encoder.backbone.config
             self.mlp = SimCSEMLP(encoder.dim, getattr(config, "initializer_range", 0.02)).to(encoder.device)
+        self.mlm_weight = mlm_weight
+        self.mlm_loss = MaskedLMLoss(tied_mlm_head(encoder)).to(encoder.device) if mlm_weight > 0 else None
+
+    def auxiliary_mlm(self, sentences: Sequence[str], rng: random.Random) -> torch.Tensor:
+        """lambda * L_MLM over ``sentences`` (Table D.2), or 0 without MLM (the rng is then not drawn from)."""
+        if self.mlm_loss is None:
+            return torch.zeros((), device=self.encoder.device)
+        tokenizer = self.encoder.tokenizer
+        inputs = self.encoder.tokenize(list(sentences), self.max_len)
+        masked, labels = mask_tokens_for_mlm(
+            inputs["input_ids"].cpu(), mask_token_id=tokenizer.mask_token_id, vocab_size=len(tokenizer),
+            special_token_ids=set(tokenizer.all_special_ids), generator=torch.Generator().manual_seed(rng.getrandbits(63)))
+        inputs["input_ids"] = masked.to(self.encoder.device)
+        _, token_states = self.encoder.forward_with_last_hidden_state(**inputs)
+        return self.mlm_weight * self.mlm_loss(token_states, labels.to(self.encoder.device))
 
     def embed(self, sentences: Sequence[str]) -> torch.Tensor:
         z = super().embed(sentences)
@@ -123,11 +149,12 @@ class SimCSEUnsupervised(SimCSEBase):
         Param("augmentation", str, "none", "second view g(x) of Table 1: 'none' (dropout only) or a discrete operator",
               choices=tuple(AUGMENTATIONS)),
         SIMILARITY,
+        MLM_WEIGHT,
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, fixed_dropout_mask: bool,
-                 augmentation: str, similarity: str) -> None:
-        super().__init__(encoder, max_len)
+                 augmentation: str, similarity: str, mlm_weight: float) -> None:
+        super().__init__(encoder, max_len, mlm_weight)
         self.loss = UnsupervisedInfoNCE(temperature, similarity)
         self.fixed_dropout_mask = fixed_dropout_mask
         self.augmentation = augmentation
@@ -143,11 +170,11 @@ class SimCSEUnsupervised(SimCSEBase):
         n = len(rows)
         if self.fixed_dropout_mask:
             z = self.embed(rows)
-            return self.loss(z, z)
+            return self.loss(z, z) + self.auxiliary_mlm(rows, rng)
         augment = AUGMENTATIONS[self.augmentation]
         second = [augment(s, rng) for s in rows]
         z = self.embed(list(rows) + second)
-        return self.loss(z[:n], z[n:])
+        return self.loss(z[:n], z[n:]) + self.auxiliary_mlm(list(rows) + second, rng)
 
 
 class SimCSESupervised(SimCSEBase):
@@ -164,11 +191,12 @@ class SimCSESupervised(SimCSEBase):
         Param("negatives", str, "contradiction", "Table 7: hard negatives per anchor: 'contradiction', 'none' "
               "(in-batch only; rows may be pairs) or 'contradiction+neutral' (rows with a neutral 4th column)",
               choices=tuple(HARD_NEGATIVES), added=True),
+        MLM_WEIGHT,
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, hard_negative_alpha: float,
-                 similarity: str, negatives: str) -> None:
-        super().__init__(encoder, max_len)
+                 similarity: str, negatives: str, mlm_weight: float) -> None:
+        super().__init__(encoder, max_len, mlm_weight)
         self.negatives = negatives
         self.row_length = HARD_NEGATIVES[negatives]
         self.sequences_per_row = self.row_length  # what it encodes per row (throughput)
@@ -190,9 +218,8 @@ class SimCSESupervised(SimCSEBase):
                               f"(premise, entailment{', contradiction' if self.row_length > 2 else ''}"
                               f"{', neutral' if self.row_length > 3 else ''}); got {short[0]!r}: "
                               f"{'train on snli_devtest_with_neutral' if self.row_length > 3 else 'check train_data'}")
-        columns = [[r[k] for r in rows] for k in range(self.row_length)]
-        z = self.embed([sentence for column in columns for sentence in column])
+        sentences = [r[k] for k in range(self.row_length) for r in rows]
+        z = self.embed(sentences)
         views = [z[k * n : (k + 1) * n] for k in range(self.row_length)]
-        if self.negatives == "none":
-            return self.pairs_loss(views[0], views[1])
-        return self.loss(*views)
+        contrastive = self.pairs_loss(views[0], views[1]) if self.negatives == "none" else self.loss(*views)
+        return contrastive + self.auxiliary_mlm(sentences, rng)
