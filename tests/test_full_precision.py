@@ -20,10 +20,13 @@ from sentemb.objectives.tensor_norm import TNCSELoss
 
 ROWS = {"sentences": [f"sentence number {i} about a topic" for i in range(16)],
         "nli_triples": [(f"premise {i}", f"entailment {i}", f"contradiction {i}") for i in range(16)],
+        "sentence_windows": [tuple(f"sentence {i + k} of an article" for k in range(4)) for i in range(16)],
         "documents": [TokenisedDocument(f"doc {i}", tuple(range(2000 + 100 * i, 2200 + 100 * i))) for i in range(4)]}
 DECLUTR_SPANS = {"min_span_len": 4, "max_span_len": 14}
 PARAMS = {  # every loss path of every registered objective
-    "simcse_unsup": [{}, {"fixed_dropout_mask": True}, {"similarity": "dot"}, {"mlm_weight": 0.1}],
+    "simcse_unsup": [{}, {"fixed_dropout_mask": True}, {"similarity": "dot"}, {"mlm_weight": 0.1},
+                     {"two_encoders": True}],
+    "simcse_next_sentence": [{}, {"context": "next_3_sentences", "two_encoders": True}],
     "simcse_sup": [{}, {"hard_negative_alpha": 2.0}, {"similarity": "dot"}, {"negatives": "none"},
                    {"negatives": "contradiction+neutral", "hard_negative_alpha": 0.5}, {"mlm_weight": 1.0}],
     "simcse_pp": [{"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1},
@@ -47,6 +50,8 @@ def _objective(name, params):
     objective = registry.build_objective(name, params, encoders, max_len=16)
     if hasattr(objective, "projector"):
         objective.projector = nn.Identity()
+    if getattr(objective, "mlp", None) is not None:  # SimCSE's second encoder's outputs pass the MLP too
+        objective.mlp = nn.Identity()
     return objective
 
 

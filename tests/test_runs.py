@@ -158,6 +158,7 @@ def test_a_toy_objective_trains_its_own_module_and_resumes_exactly(toy, tmp_path
     ("simcse_unsup", {"augmentation": "synonym_replacement", "mlm_weight": 0.1}, "wiki_sentences_combined"),
     ("simcse_sup", {"negatives": "contradiction+neutral", "mlm_weight": 0.1}, "snli_devtest_with_neutral"),
     ("simcse_sup", {"negatives": "none"}, "snli_devtest_pairs_neutral"),
+    ("simcse_next_sentence", {"context": "next_3_sentences", "two_encoders": True}, "wikitext2_windows"),
     ("simcse_pp", {"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1, "positive_noise": "plus"},
      "wiki_sentences_combined"),
     ("barlow_twins", {"projector_width": 32}, "wiki_sentences_combined"),

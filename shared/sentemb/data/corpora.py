@@ -7,6 +7,7 @@
 | nli_for_simcse            | training/nli/nli_for_simcse.csv (275,601 triples)   | full profile   |
 | snli_devtest_for_simcse   | training/nli/snli_devtest_for_simcse.csv.gz (5,883) | mirror (small) |
 | snli_devtest_pairs_<label>, snli_devtest_with_neutral | SNLI dev+test with labels (``nli_labelled``) | SimCSE Tables 4, 7 |
+| wikitext2_windows         | 4 consecutive sentences of a WikiText-2 article (``sentence_windows``) | SimCSE Table 2 |
 
 The mirror's two files are substitutes (see ``../shared/datasets/training/README.md``): 108k
 Wikipedia sentences instead of 1M, and triples built from SNLI dev+test instead of SNLI+MNLI train.
@@ -25,6 +26,7 @@ from sentemb.data.documents import load_documents
 from sentemb.data.files import read_text
 from sentemb.data.nli_labelled import PAIR_CORPORA, QUAD_CORPUS, load_labelled_corpus
 from sentemb.data.registry import files_of
+from sentemb.data.sentence_windows import load_sentence_windows
 from sentemb.data.synthetic import synthetic_nli_triples, synthetic_sentences
 from sentemb.errors import ConfigError, DataError
 
@@ -81,7 +83,8 @@ def load_nli_triples(name: str) -> list[tuple[str, ...]]:
 
 
 # The kinds of training rows an objective can ask for (``TrainingObjective.rows``) and their loaders.
-ROW_LOADERS = {"sentences": load_sentences, "nli_triples": load_nli_triples, "documents": load_documents}
+ROW_LOADERS = {"sentences": load_sentences, "nli_triples": load_nli_triples, "documents": load_documents,
+               "sentence_windows": lambda name: list(load_sentence_windows(name))}
 
 
 def load_rows(kind: str, name: str) -> list:

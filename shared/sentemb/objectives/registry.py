@@ -8,6 +8,7 @@ it to :data:`TRAINING_OBJECTIVES`. Neither the spec nor the training loop change
 | ``none``       | (no training: the backbone is evaluated as it is) |                        |
 | ``simcse_unsup`` | :class:`~sentemb.objectives.simcse.SimCSEUnsupervised` | SimCSE §3, Eq. 4 |
 | ``simcse_sup``   | :class:`~sentemb.objectives.simcse.SimCSESupervised`   | SimCSE §4, Eq. 5/8 |
+| ``simcse_next_sentence`` | :class:`~sentemb.objectives.next_sentence.SimCSENextSentence` | SimCSE Table 2 |
 | ``simcse_pp``    | :class:`~sentemb.objectives.simcse_pp.SimCSEPlusPlus`  | SimCSE++ Eq. 2-3, 5-6; Tables 1-2 |
 | ``barlow_twins`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsSentences` | Non-contrastive Eq. 2, §3 |
 | ``vicreg``       | :class:`~sentemb.objectives.non_contrastive.VICRegSentences`      | Non-contrastive Eq. 3, §3 |
@@ -25,6 +26,7 @@ from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import TrainingObjective
 from sentemb.objectives.declutr import DeCLUTR
+from sentemb.objectives.next_sentence import SimCSENextSentence
 from sentemb.objectives.non_contrastive import BarlowTwinsPairs, BarlowTwinsSentences, VICRegSentences
 from sentemb.objectives.simcse import SimCSESupervised, SimCSEUnsupervised
 from sentemb.objectives.simcse_pp import SimCSEPlusPlus
@@ -32,8 +34,8 @@ from sentemb.objectives.tncse import TNCSE, TNCSESingle
 
 NO_TRAINING = "none"
 TRAINING_OBJECTIVES: dict[str, type[TrainingObjective]] = {
-    cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised, SimCSEPlusPlus, BarlowTwinsSentences,
-                                       VICRegSentences, BarlowTwinsPairs, TNCSE, TNCSESingle, DeCLUTR)
+    cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised, SimCSENextSentence, SimCSEPlusPlus,
+                              BarlowTwinsSentences, VICRegSentences, BarlowTwinsPairs, TNCSE, TNCSESingle, DeCLUTR)
 }
 
 

@@ -14,6 +14,9 @@ so the two copies get independent dropout masks (how the official code builds th
   exactly unsupervised SimCSE. MLM 15% needs a pretrained masked LM (not offline) and is not a choice;
 - ``similarity`` (both objectives, Table D.1): ``cosine`` (sim/tau, the paper's) or ``dot`` (the dot product, no
   temperature).
+- ``two_encoders`` (unsup, Table 2's right column): x_i through the encoder f_theta1, x_i^+ through a second encoder
+  f_theta2 that the objective owns (a copy of the backbone, trained jointly, in the checkpoint; the MLP in training
+  is shared); the evaluated model is f_theta1 (the paper does not say which encoder its two-encoder rows evaluate).
 - ``mlm_weight`` (both objectives, Table D.2, lambda; 0 = off): adds lambda * L_MLM, BERT's masked language
   modelling on every sentence the step encodes, each masked independently and encoded in a second pass (dropout
   on) whose token states a fresh prediction head tied to the input embeddings reads (``masked_lm.py``; MiniLM has
@@ -42,6 +45,7 @@ Training inputs are truncated to ``max_len`` tokens (32 in SimCSE) and padded pe
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Sequence
 
@@ -100,8 +104,13 @@ class SimCSEMLP(nn.Module):
 class SimCSEBase(TrainingObjective):
     """What every SimCSE-style objective shares: the fresh MLP on [CLS] it owns, and its export to the checkpoint."""
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, mlm_weight: float = 0.0) -> None:
+    def __init__(self, encoder: SentenceEncoder, max_len: int, mlm_weight: float = 0.0,
+                 two_encoders: bool = False) -> None:
         super().__init__(encoder, max_len)
+        self.positive_encoder = None
+        if two_encoders:  # f_theta2 of SimCSE Table 2: the same backbone, trained as an independent copy
+            self.positive_encoder = SentenceEncoder(copy.deepcopy(encoder.backbone), encoder.tokenizer, encoder.pooler,
+                                                    name=encoder.name)
         self.mlp = None
         if encoder.pooler in MLP_POOLERS:
             config = encoder.backbone.config
@@ -125,6 +134,17 @@ class SimCSEBase(TrainingObjective):
     def embed(self, sentences: Sequence[str]) -> torch.Tensor:
         z = super().embed(sentences)
         return self.mlp(z) if self.mlp is not None else z
+
+    def embed_pairs(self, anchors: Sequence[str], positives: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """(z_i, z_i^+): one pass of 2N through the encoder (two dropout masks, the official layout), or, with two
+        encoders, the anchors through f_theta1 and the positives through f_theta2."""
+        n = len(anchors)
+        if self.positive_encoder is None:
+            z = self.embed(list(anchors) + list(positives))
+            return z[:n], z[n:]
+        inputs = self.positive_encoder.tokenize(list(positives), self.max_len)
+        z_positive = self.positive_encoder(**inputs, training=True)
+        return self.embed(anchors), self.mlp(z_positive) if self.mlp is not None else z_positive
 
     def evaluation_encoder(self) -> SentenceEncoder:
         """The encoder, with the trained MLP written into its ``pooler`` module (evaluated by ``cls``; for
@@ -150,11 +170,12 @@ class SimCSEUnsupervised(SimCSEBase):
               choices=tuple(AUGMENTATIONS)),
         SIMILARITY,
         MLM_WEIGHT,
+        Param("two_encoders", bool, False, "Table 2: x_i and x_i^+ through two independent encoders", added=True),
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, fixed_dropout_mask: bool,
-                 augmentation: str, similarity: str, mlm_weight: float) -> None:
-        super().__init__(encoder, max_len, mlm_weight)
+                 augmentation: str, similarity: str, mlm_weight: float, two_encoders: bool) -> None:
+        super().__init__(encoder, max_len, mlm_weight, two_encoders)
         self.loss = UnsupervisedInfoNCE(temperature, similarity)
         self.fixed_dropout_mask = fixed_dropout_mask
         self.augmentation = augmentation
@@ -162,19 +183,18 @@ class SimCSEUnsupervised(SimCSEBase):
     @classmethod
     def check_combination(cls, params: dict) -> list[str]:
         problems = check_similarity(params)
-        if params["fixed_dropout_mask"] and params["augmentation"] != "none":
-            problems.append("fixed_dropout_mask encodes one view for both; it takes no augmentation")
+        if params["fixed_dropout_mask"] and (params["augmentation"] != "none" or params["two_encoders"]):
+            problems.append("fixed_dropout_mask encodes one view for both; it takes no augmentation and one encoder")
         return problems
 
     def forward(self, rows: Sequence[str], rng: random.Random) -> torch.Tensor:
-        n = len(rows)
         if self.fixed_dropout_mask:
             z = self.embed(rows)
             return self.loss(z, z) + self.auxiliary_mlm(rows, rng)
         augment = AUGMENTATIONS[self.augmentation]
         second = [augment(s, rng) for s in rows]
-        z = self.embed(list(rows) + second)
-        return self.loss(z[:n], z[n:]) + self.auxiliary_mlm(list(rows) + second, rng)
+        z1, z2 = self.embed_pairs(rows, second)
+        return self.loss(z1, z2) + self.auxiliary_mlm(list(rows) + second, rng)
 
 
 class SimCSESupervised(SimCSEBase):
