@@ -312,3 +312,19 @@ def test_auxiliary_mlm_adds_lambda_times_the_loss_of_a_head_tied_to_the_input_em
     l1.backward()
     assert head.transform.dense.weight.grad is not None and head.transform.dense.weight.grad.abs().sum() > 0
     assert sum(1 for _ in objective.parameters()) == len({id(p) for p in objective.parameters()})  # tied: once
+
+
+def test_table6_without_mlp_trains_no_mlp_and_needs_cls_before_pooler():
+    from sentemb.errors import ConfigError
+    from sentemb.models.encoder import SentenceEncoder
+    from sentemb.objectives.registry import build_objective
+
+    for name in ("simcse_unsup", "simcse_sup"):
+        bare = build_objective(name, {"train_mlp": False},
+                               SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0), max_len=8)
+        assert bare.mlp is None
+        assert build_objective(name, {}, SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0),
+                               max_len=8).mlp is not None  # "w/ MLP (train)", the unsupervised default
+        with pytest.raises(ConfigError, match="use cls_before_pooler"):
+            build_objective(name, {"train_mlp": False}, SentenceEncoder.from_name("tiny-random-bert", "cls", seed=0),
+                            max_len=8)

@@ -32,13 +32,16 @@ e.g. ``snli_devtest_pairs_<label>``) or ``contradiction+neutral`` (rows (premise
 neutral): ``snli_devtest_with_neutral``). The official code has no neutral option; it decides by the number of CSV
 columns between pairs and triples, as ``none`` and ``contradiction`` do here.
 
-The MLP. With a [CLS] pooler SimCSE trains a fresh MLP (dense + tanh, BERT's pooler shape) on top of [CLS]
+The MLP (Table 6). With a [CLS] pooler SimCSE trains a fresh MLP (dense + tanh, BERT's pooler shape) on top of [CLS]
 (§6.3, footnote 9), initialised as BERT initialises a linear layer (normal(0, initializer_range), zero bias): the
 objective creates it, seeded by the training loop, and owns it. ``cls_before_pooler`` evaluates [CLS] without
 it (unsupervised SimCSE's ``mlp_only_train``); ``cls`` evaluates MLP([CLS]). For evaluation and checkpoints
 the trained MLP is written into the backbone's ``pooler`` module, which is what SimCSE's
 ``simcse_to_huggingface.py`` does, so a saved checkpoint is a plain Hugging Face directory whose
-``pooler_output`` is the trained MLP. Other poolers train without an MLP (Table 6 "w/o MLP").
+``pooler_output`` is the trained MLP. Other poolers train without an MLP (Table 6 "first-last avg." is
+``avg_first_last``), and so does ``train_mlp=false`` with ``cls_before_pooler`` (Table 6 "[CLS] w/o MLP"; the
+official code's ``--pooler_type cls_before_pooler``). Table 6's "w/ MLP" is ``cls``, "w/ MLP (train)" is
+``cls_before_pooler`` (the official ``--pooler_type cls --mlp_only_train``).
 
 Training inputs are truncated to ``max_len`` tokens (32 in SimCSE) and padded per batch.
 """
@@ -76,6 +79,8 @@ AUGMENTATIONS = {  # Table 1's discrete operators g for the second view
 HARD_NEGATIVES = {"none": 2, "contradiction": 3, "contradiction+neutral": 4}  # -> sentences per row used
 
 
+TRAIN_MLP = Param("train_mlp", bool, True, "Table 6: train the MLP on [CLS] (false: '[CLS] w/o MLP', evaluated "
+                  "with cls_before_pooler)", added=True)
 MLM_WEIGHT = Param("mlm_weight", float, 0.0, "Table D.2: lambda of the auxiliary MLM loss (0: none)", low=0.0,
                    added=True)
 
@@ -85,6 +90,13 @@ def check_similarity(params: dict) -> list[str]:
     if params["similarity"] == "dot" and params["temperature"] != TEMPERATURE.default:
         return [f"similarity 'dot' uses no temperature; leave temperature at {TEMPERATURE.default}"]
     return []
+
+
+def check_pooler(encoder: SentenceEncoder, train_mlp: bool) -> None:
+    """``cls`` evaluates the trained MLP; without one it would evaluate the checkpoint's own, untrained, pooler."""
+    if not train_mlp and encoder.pooler == "cls":
+        raise ConfigError("train_mlp false trains no MLP for pooler 'cls' to evaluate; use cls_before_pooler "
+                          "(Table 6 '[CLS] w/o MLP')")
 
 
 class SimCSEMLP(nn.Module):
@@ -105,14 +117,15 @@ class SimCSEBase(TrainingObjective):
     """What every SimCSE-style objective shares: the fresh MLP on [CLS] it owns, and its export to the checkpoint."""
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, mlm_weight: float = 0.0,
-                 two_encoders: bool = False) -> None:
+                 two_encoders: bool = False, train_mlp: bool = True) -> None:
         super().__init__(encoder, max_len)
+        check_pooler(encoder, train_mlp)
         self.positive_encoder = None
         if two_encoders:  # f_theta2 of SimCSE Table 2: the same backbone, trained as an independent copy
             self.positive_encoder = SentenceEncoder(copy.deepcopy(encoder.backbone), encoder.tokenizer, encoder.pooler,
                                                     name=encoder.name)
         self.mlp = None
-        if encoder.pooler in MLP_POOLERS:
+        if encoder.pooler in MLP_POOLERS and train_mlp:
             config = encoder.backbone.config
             self.mlp = SimCSEMLP(encoder.dim, getattr(config, "initializer_range", 0.02)).to(encoder.device)
         self.mlm_weight = mlm_weight
@@ -171,11 +184,12 @@ class SimCSEUnsupervised(SimCSEBase):
         SIMILARITY,
         MLM_WEIGHT,
         Param("two_encoders", bool, False, "Table 2: x_i and x_i^+ through two independent encoders", added=True),
+        TRAIN_MLP,
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, fixed_dropout_mask: bool,
-                 augmentation: str, similarity: str, mlm_weight: float, two_encoders: bool) -> None:
-        super().__init__(encoder, max_len, mlm_weight, two_encoders)
+                 augmentation: str, similarity: str, mlm_weight: float, two_encoders: bool, train_mlp: bool) -> None:
+        super().__init__(encoder, max_len, mlm_weight, two_encoders, train_mlp)
         self.loss = UnsupervisedInfoNCE(temperature, similarity)
         self.fixed_dropout_mask = fixed_dropout_mask
         self.augmentation = augmentation
@@ -212,11 +226,12 @@ class SimCSESupervised(SimCSEBase):
               "(in-batch only; rows may be pairs) or 'contradiction+neutral' (rows with a neutral 4th column)",
               choices=tuple(HARD_NEGATIVES), added=True),
         MLM_WEIGHT,
+        TRAIN_MLP,
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, hard_negative_alpha: float,
-                 similarity: str, negatives: str, mlm_weight: float) -> None:
-        super().__init__(encoder, max_len, mlm_weight)
+                 similarity: str, negatives: str, mlm_weight: float, train_mlp: bool) -> None:
+        super().__init__(encoder, max_len, mlm_weight, train_mlp=train_mlp)
         self.negatives = negatives
         self.row_length = HARD_NEGATIVES[negatives]
         self.sequences_per_row = self.row_length  # what it encodes per row (throughput)
