@@ -31,16 +31,19 @@ TABLE5_ROWS = {
 # Every table and figure of the paper (papers/simcse/reported/index.csv): what this archive does with it.
 COVERAGE = {
     "Figure 1": ("not applicable", "a diagram of the method, no numbers"),
-    "Table 1": ("not run", "the augmentations exist (sentemb/augment) but are not in the grid yet; only 'delete one "
-                "word' runs, for Figure 2"),
-    "Table 2": ("not run", "next-sentence objectives and two-encoder SimCSE are not implemented"),
+    "Table 1": ("not run", "not in the grid yet (issue 18): simcse_unsup's augmentation crop_k, word_deletion_k, "
+                "delete_one_word, synonym_replacement exist; MLM 15% needs a pretrained masked LM, not offline"),
+    "Table 2": ("not run", "not in the grid yet (issue 18): simcse_next_sentence on WikiText-2 sentence windows and "
+                "two_encoders exist"),
     "Table 3": ("reproduced", "results/simcse/<profile>/table3.csv"),
     "Figure 2": ("reproduced", "figures/simcse/<profile>/figure2_align_uniform_training.*"),
-    "Table 4": ("not run", "QQP, Flickr30k, ParaNMT and SNLI+MNLI train are not in the offline mirror (only SNLI "
-                "dev+test triples are)"),
+    "Table 4": ("not run", "not in the grid yet (issue 18): SNLI dev+test pairs by label (snli_devtest_pairs_*) "
+                "with negatives 'none' exist; QQP, Flickr30k, ParaNMT, ANLI and SNLI+MNLI train are not offline"),
     "Table 5": ("partly", "the SimCSE rows on the small profile's backbone; the other papers' models are not offline"),
-    "Table 6": ("not run", "the pooler ablation is not in the grid yet (the five poolers exist)"),
-    "Table 7": ("not run", "the hard-negative policies are not in the grid yet (alpha is a parameter of simcse_sup)"),
+    "Table 6": ("not run", "not in the grid yet (issue 18): poolers cls, cls_before_pooler, train_mlp false and "
+                "avg_first_last exist"),
+    "Table 7": ("not run", "not in the grid yet (issue 18): hard_negative_alpha and negatives none / "
+                "contradiction+neutral (snli_devtest_with_neutral) exist"),
     "Figure 3": ("partly", "backbone, unsup. and sup. SimCSE; the paper's other models are not offline"),
     "Table 8": ("not run", "retrieval over Flickr30k: the dataset is not offline"),
     "Table A.1": ("not applicable", "hyperparameters: used by papers/simcse/experiments.py"),
@@ -48,8 +51,9 @@ COVERAGE = {
     "Table B.2": ("not run", "re-evaluates other papers' released checkpoints, which are not offline"),
     "Table B.3": ("partly", "the 'wmean' aggregation of the SimCSE rows is in table5.csv"),
     "Table C.1": ("not run", "post-processing (BERT-flow, whitening) is not in the grid"),
-    "Table D.1": ("not run", "the temperature sweep is not in the grid yet (temperature is a parameter)"),
-    "Table D.2": ("not run", "the MLM auxiliary objective is not implemented as a training objective yet"),
+    "Table D.1": ("not run", "not in the grid yet (issue 18): temperature and similarity 'dot' exist"),
+    "Table D.2": ("not run", "not in the grid yet (issue 18): mlm_weight (a fresh MLM head tied to the input "
+                  "embeddings) exists"),
     "Table E.1": ("not run", "the SentEval transfer evaluator exists (final_eval 'sts,transfer') but the grid does "
                   "not ask for it yet"),
     "Figure F.1": ("reproduced", "figures/simcse/<profile>/figureF1_singular_values.*"),
