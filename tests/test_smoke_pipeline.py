@@ -40,7 +40,7 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     assert t3.set_index("row").loc["p=0.0", "n"] == 2 and t3.set_index("row").loc["p=0.01", "n"] == 1
     curves = pd.read_csv(tables / "dev_curves.csv")
     assert (curves["step"] == 0).any() and set(curves["seed"]) == {42, 43}
-    assert len(pd.read_csv(tables / "levelling.csv")) == 14  # trained runs x seeds
+    assert len(pd.read_csv(tables / "levelling.csv")) == 14 + 7  # trained runs x seeds, and the smoke ablations
     claims = pd.read_csv(tables / "claims.csv").set_index("claim")
     assert set(claims["status"]) <= {"holds", "fails", "inconclusive", "not run"}
     assert claims.loc["sup-beats-unsup", "n"] == "2 vs 2" and claims.loc["sup-beats-unsup", "test"] == "Welch one-sided"
@@ -53,7 +53,15 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
         assert (figures / f"{stem}.png").stat().st_size > 5000
         assert (figures / f"{stem}.pdf").is_file()
     runs = list((isolated_outputs / "results" / "runs" / "smoke").glob("*.json"))
-    assert len(runs) == 16  # 12 runs, 4 headline rows with a second seed
+    assert len(runs) == 16 + 7  # 12 runs, 4 headline rows with a second seed; one ablation per table
+    for stem, row in (("table1", "Synonym replacement"), ("table2", "Next 3 sentences"), ("table4", "SNLI+MNLI neutral (314k)"),
+                      ("table6", "[CLS] w/o MLP"), ("table7", "Contradiction + Neutral, alpha=1.0"),
+                      ("tabled1", "N/A (dot product)"), ("tabled2", "w/ MLM, lambda=0.1")):
+        ablation = pd.read_csv(tables / f"{stem}.csv")
+        assert row in set(ablation["row"]) and ablation["reported"].notna().all(), stem
+        assert (ablation["split"] == "dev").all()
+    t6 = pd.read_csv(tables / "table6.csv").set_index(["row", "column"])
+    assert t6.loc[("[CLS] w/ MLP (train)", "Unsup."), "n"] == 2  # the unsup headline run, both seeds
 
 
 def test_executed_notebooks_carry_no_clock_times():

@@ -20,12 +20,32 @@ Runs (the name is how tables and figures refer to them):
 | sup                     | supervised SimCSE, [CLS] + MLP, contradiction negatives | Table 5, Fig. 3/F.1/G.1 |
 | dropout_<p>             | unsupervised SimCSE with dropout p                      | Table 3 (p=0 also Fig. 2) |
 | fixed_0.1               | dropout 0.1, the same mask for both views               | Table 3, Fig. 2     |
-| delete_one_word         | second view = sentence with one word deleted            | Fig. 2              |
+| delete_one_word         | second view = sentence with one word deleted            | Fig. 2, Tables 1, 2 |
 
-The objectives and their parameters: ``sentemb/objectives/simcse.py``.
+The ablations (the small profile runs them with ``--extended`` only; smoke runs one row per table, full all),
+each a single-seed run scored on STS-B dev like Table 3:
+
+| names                                   | what                                                         | table    |
+|-----------------------------------------|--------------------------------------------------------------|----------|
+| crop_<k>, word_deletion_<k>, synonym_replacement, delete_one_word_no_dropout | discrete second views (k = 0.1, 0.2, 0.3) | Table 1 |
+| next_sentence, next_3_sentences [+ _two_encoders], delete_one_word_two_encoders, unsup_two_encoders | other unsupervised objectives, one or two encoders | Table 2 |
+| pairs_<entailment, neutral, contradiction, all> | supervised, NLI pairs of one label as positives, no hard negatives | Table 4 |
+| unsup_cls_mlp, unsup_no_mlp, unsup_first_last, sup_mlp_train, sup_no_mlp, sup_first_last | poolers and the MLP | Table 6 |
+| sup_alpha_<a>, sup_contradiction_neutral | hard negatives (a = 0.5, 2; "N/A" is pairs_entailment, as in the paper) | Table 7 |
+| sup_tau_<t>, sup_dot                    | temperature (t = 0.001, 0.01, 0.1, 1) and the dot product  | Table D.1 |
+| sup_mlm_<l> (l = 0, 0.01, 0.1, 1)       | auxiliary MLM, also scored on the transfer tasks' dev sets  | Table D.2 |
+
+Where the paper's data is not offline the ablations use the mirror's in every profile, and say so: ordered
+WikiText-2 sentences for Table 2's next-sentence rows (``wikitext2_windows``), SNLI dev+test pairs by label for
+Table 4 (``snli_devtest_pairs_<label>``), and SNLI dev+test quads for "contradiction + neutral" (SimCSE's
+``nli_for_simcse.csv`` has no neutral column).
+
+The objectives and their parameters: ``sentemb/objectives/simcse.py`` and ``next_sentence.py``.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from sentemb.profiles import scale_grid
 from sentemb.spec import RunSpec
@@ -68,6 +88,74 @@ def paper_grid() -> dict[str, RunSpec]:
     return runs
 
 
+TABLE1_FRACTIONS = (0.1, 0.2, 0.3)
+TABLE7_ALPHAS = (0.5, 2.0)
+TABLED1_TEMPERATURES = (0.001, 0.01, 0.1, 1.0)
+TABLED2_WEIGHTS = (0.0, 0.01, 0.1, 1.0)
+NLI_LABELS = ("entailment", "neutral", "contradiction", "all")
+
+
+def ablation_grid() -> dict[str, RunSpec]:
+    """Tables 1, 2, 4, 6, 7, D.1 and D.2: one run per row the offline data allows (the paper's hyperparameters)."""
+    base = paper_grid()
+    unsup = RunSpec(**_DEV_ONLY, objective_params=_UNSUP_PARAMS)
+    sup = dataclasses.replace(base["sup"], final_eval="stsb_dev", analysis_splits=("dev",))
+
+    def with_params(spec: RunSpec, notes: str, **params) -> RunSpec:
+        return dataclasses.replace(spec, objective_params={**spec.objective_params, **params}, notes=notes)
+
+    runs = {}
+    for k in TABLE1_FRACTIONS:
+        runs[f"crop_{k:g}"] = with_params(unsup, f"Table 1, crop {k:.0%}", augmentation=f"crop_{k:g}")
+        runs[f"word_deletion_{k:g}"] = with_params(unsup, f"Table 1, word deletion {k:.0%}",
+                                                   augmentation=f"word_deletion_{k:g}")
+    runs["synonym_replacement"] = with_params(unsup, "Table 1, synonym replacement", augmentation="synonym_replacement")
+    runs["delete_one_word_no_dropout"] = dataclasses.replace(
+        with_params(unsup, "Table 1, delete one word w/o dropout", augmentation="delete_one_word"), dropout=0.0)
+    windows = dataclasses.replace(unsup, objective="simcse_next_sentence", train_data="wikitext2_windows",
+                                  objective_params={"temperature": 0.05})
+    for context in ("next_sentence", "next_3_sentences"):
+        for two in (False, True):
+            name = context + ("_two_encoders" if two else "")
+            runs[name] = with_params(windows, f"Table 2, {context.replace('_', ' ')}, {'two encoders' if two else 'one encoder'}",
+                                     context=context, two_encoders=two)
+    runs["delete_one_word_two_encoders"] = with_params(unsup, "Table 2, delete one word, two encoders",
+                                                       augmentation="delete_one_word", two_encoders=True)
+    runs["unsup_two_encoders"] = with_params(unsup, "Table 2, unsupervised SimCSE, two encoders", two_encoders=True)
+    for label in NLI_LABELS:
+        runs[f"pairs_{label}"] = dataclasses.replace(
+            with_params(sup, f"Table 4, SNLI {label} pairs as positives (no hard negatives)", negatives="none"),
+            train_data=f"snli_devtest_pairs_{label}")
+    runs["unsup_cls_mlp"] = dataclasses.replace(unsup, pooler="cls", notes="Table 6 unsup., [CLS] w/ MLP")
+    runs["unsup_no_mlp"] = with_params(unsup, "Table 6 unsup., [CLS] w/o MLP", train_mlp=False)
+    runs["unsup_first_last"] = dataclasses.replace(unsup, pooler="avg_first_last", notes="Table 6 unsup., first-last avg.")
+    runs["sup_mlp_train"] = dataclasses.replace(sup, pooler="cls_before_pooler", notes="Table 6 sup., w/ MLP (train)")
+    runs["sup_no_mlp"] = dataclasses.replace(with_params(sup, "Table 6 sup., [CLS] w/o MLP", train_mlp=False),
+                                             pooler="cls_before_pooler")
+    runs["sup_first_last"] = dataclasses.replace(sup, pooler="avg_first_last", notes="Table 6 sup., first-last avg.")
+    for alpha in TABLE7_ALPHAS:
+        runs[f"sup_alpha_{alpha:g}"] = with_params(sup, f"Table 7, contradiction, alpha={alpha:g}",
+                                                   hard_negative_alpha=alpha)
+    runs["sup_contradiction_neutral"] = dataclasses.replace(
+        with_params(sup, "Table 7, contradiction + neutral, alpha=1", negatives="contradiction+neutral"),
+        train_data="snli_devtest_with_neutral")
+    for tau in TABLED1_TEMPERATURES:
+        runs[f"sup_tau_{tau:g}"] = with_params(sup, f"Table D.1, tau={tau:g}", temperature=tau)
+    runs["sup_dot"] = with_params(sup, "Table D.1, N/A (dot product)", similarity="dot")
+    for weight in TABLED2_WEIGHTS:  # scored on STS-B dev and on the transfer tasks' dev sets
+        runs[f"sup_mlm_{weight:g}"] = dataclasses.replace(
+            with_params(sup, f"Table D.2, {'w/o MLM' if weight == 0 else f'w/ MLM, lambda={weight:g}'}",
+                        **({"mlm_weight": weight} if weight else {})),
+            final_eval="sts,transfer", analysis_splits=("dev",))
+    return runs
+
+
+CORE = ("backbone_avg", "backbone_cls", "unsup", "sup", *[f"dropout_{p:g}" for p in TABLE3_DROPOUTS if p != 0.1],
+        "fixed_0.1", "delete_one_word")
+SMOKE_ABLATIONS = ("synonym_replacement", "next_3_sentences_two_encoders", "pairs_neutral", "unsup_no_mlp",
+                   "sup_contradiction_neutral", "sup_dot", "sup_mlm_0.1")  # one row per table exercises its path
+
+
 def table3_run(p: float | str) -> str:
     """Which run gives Table 3's column ``p`` (0.1 is the main unsupervised run)."""
     if p == "fixed 0.1":
@@ -75,6 +163,12 @@ def table3_run(p: float | str) -> str:
     return "unsup" if float(p) == 0.1 else f"dropout_{float(p):g}"
 
 
-def grid(profile: str) -> dict[str, tuple[RunSpec, ...]]:
-    """Each run name's specs on ``profile``, one per seed."""
-    return scale_grid(paper_grid(), profile, HEADLINE)
+def grid(profile: str, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
+    """Each run name's specs on ``profile``, one per seed. The small profile runs the ``CORE`` rows unless
+    ``extended``; smoke runs the core and ``SMOKE_ABLATIONS``; full runs every row."""
+    runs = {**paper_grid(), **ablation_grid()}
+    if profile == "smoke":
+        runs = {name: spec for name, spec in runs.items() if name in CORE or name in SMOKE_ABLATIONS}
+    elif profile == "small" and not extended:
+        runs = {name: spec for name, spec in runs.items() if name in CORE}
+    return scale_grid(runs, profile, HEADLINE)

@@ -16,9 +16,10 @@ from sentemb import settings
 from sentemb.atomic import atomic_write
 from sentemb.plots import geometry, style
 from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
+from sentemb.report.grid_records import collect_records
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
-from sentemb.runs.execute import ensure
+from sentemb.report.views import not_run_rows
 
 PAPER = "simcse"
 # run name -> (our row label, the reported (group, row) it reproduces, or None when the paper has no such row)
@@ -31,19 +32,18 @@ TABLE5_ROWS = {
 # Every table and figure of the paper (papers/simcse/reported/index.csv): what this archive does with it.
 COVERAGE = {
     "Figure 1": ("not applicable", "a diagram of the method, no numbers"),
-    "Table 1": ("not run", "not in the grid yet (issue 18): simcse_unsup's augmentation crop_k, word_deletion_k, "
-                "delete_one_word, synonym_replacement exist; MLM 15% needs a pretrained masked LM, not offline"),
-    "Table 2": ("not run", "not in the grid yet (issue 18): simcse_next_sentence on WikiText-2 sentence windows and "
-                "two_encoders exist"),
+    "Table 1": ("partly (extended rows)", "results/simcse/<profile>/table1.csv holds the rows with records; the "
+                "other augmentations run with --extended; MLM 15% needs a pretrained masked LM, not offline"),
+    "Table 2": ("partly (extended rows)", "results/simcse/<profile>/table2.csv; next-sentence rows on WikiText-2 sentence "
+                "windows, two-encoder rows with --extended"),
     "Table 3": ("reproduced", "results/simcse/<profile>/table3.csv"),
     "Figure 2": ("reproduced", "figures/simcse/<profile>/figure2_align_uniform_training.*"),
-    "Table 4": ("not run", "not in the grid yet (issue 18): SNLI dev+test pairs by label (snli_devtest_pairs_*) "
-                "with negatives 'none' exist; QQP, Flickr30k, ParaNMT, ANLI and SNLI+MNLI train are not offline"),
+    "Table 4": ("partly (extended rows)", "results/simcse/<profile>/table4.csv, 'full' column: SNLI dev+test pairs by "
+                "label (--extended) for SNLI+MNLI; QQP, Flickr30k, ParaNMT, ANLI and the 'sample' column are not offline"),
     "Table 5": ("partly", "the SimCSE rows on the small profile's backbone; the other papers' models are not offline"),
-    "Table 6": ("not run", "not in the grid yet (issue 18): poolers cls, cls_before_pooler, train_mlp false and "
-                "avg_first_last exist"),
-    "Table 7": ("not run", "not in the grid yet (issue 18): hard_negative_alpha and negatives none / "
-                "contradiction+neutral (snli_devtest_with_neutral) exist"),
+    "Table 6": ("partly (extended rows)", "results/simcse/<profile>/table6.csv; the other poolers run with --extended"),
+    "Table 7": ("partly (extended rows)", "results/simcse/<profile>/table7.csv; alpha 0.5/2 and contradiction + neutral "
+                "(SNLI dev+test quads) run with --extended"),
     "Figure 3": ("partly", "backbone, unsup. and sup. SimCSE; the paper's other models are not offline"),
     "Table 8": ("not run", "retrieval over Flickr30k: the dataset is not offline"),
     "Table A.1": ("not applicable", "hyperparameters: used by papers/simcse/experiments.py"),
@@ -51,14 +51,60 @@ COVERAGE = {
     "Table B.2": ("not run", "re-evaluates other papers' released checkpoints, which are not offline"),
     "Table B.3": ("partly", "the 'wmean' aggregation of the SimCSE rows is in table5.csv"),
     "Table C.1": ("not run", "post-processing (BERT-flow, whitening) is not in the grid"),
-    "Table D.1": ("not run", "not in the grid yet (issue 18): temperature and similarity 'dot' exist"),
-    "Table D.2": ("not run", "not in the grid yet (issue 18): mlm_weight (a fresh MLM head tied to the input "
-                  "embeddings) exists"),
+    "Table D.1": ("partly (extended rows)", "results/simcse/<profile>/tabled1.csv; the other temperatures and the dot "
+                  "product run with --extended"),
+    "Table D.2": ("not run (extended rows)", "results/simcse/<profile>/tabled2.csv once run with --extended (lambda 0 ... 1, "
+                  "STS-B dev and transfer dev; a fresh MLM head tied to the input embeddings)"),
     "Table E.1": ("not run", "the SentEval transfer evaluator exists (final_eval 'sts,transfer') but the grid does "
                   "not ask for it yet"),
     "Figure F.1": ("reproduced", "figures/simcse/<profile>/figureF1_singular_values.*"),
     "Figure G.1": ("reproduced", "figures/simcse/<profile>/figureG1_cosine_by_rating.*"),
     "Text": ("not applicable", "hyperparameters from the running text: used by the grid"),
+}
+NOT_RUN_BUDGET = "not run: an ablation outside the small profile's budget (./run_all.sh --paper simcse --extended)"
+# The ablation tables, each row (reported row, reported column, run name[, measure]); measure "stsb_dev" (STS-B dev
+# Spearman x 100 of the selected checkpoint, as Table 3) unless "transfer_dev" (mean dev accuracy of the 7 transfer
+# tasks, Table D.2's "Avg. transfer"). Rows of the paper with no run here (no offline data) are in the coverage.
+_ONE, _TWO = "one encoder (f_theta)", "two encoders (f_theta1, f_theta2)"
+ABLATIONS = {
+    "Table 1": [("None (unsup. SimCSE)", "STS-B", "unsup"),
+                *[(f"Crop {k}%", "STS-B", f"crop_{k / 100:g}") for k in (10, 20, 30)],
+                *[(f"Word deletion {k}%", "STS-B", f"word_deletion_{k / 100:g}") for k in (10, 20, 30)],
+                ("Delete one word", "STS-B", "delete_one_word"),
+                ("Delete one word w/o dropout", "STS-B", "delete_one_word_no_dropout"),
+                ("Synonym replacement", "STS-B", "synonym_replacement")],
+    "Table 2": [("Next sentence", _ONE, "next_sentence"), ("Next sentence", _TWO, "next_sentence_two_encoders"),
+                ("Next 3 sentences", _ONE, "next_3_sentences"), ("Next 3 sentences", _TWO, "next_3_sentences_two_encoders"),
+                ("Delete one word", _ONE, "delete_one_word"), ("Delete one word", _TWO, "delete_one_word_two_encoders"),
+                ("Unsupervised SimCSE", _ONE, "unsup"), ("Unsupervised SimCSE", _TWO, "unsup_two_encoders")],
+    "Table 4": [("Unsup. SimCSE (1m)", "full", "unsup"),
+                ("SNLI+MNLI entailment (314k)", "full", "pairs_entailment"),
+                ("SNLI+MNLI neutral (314k)", "full", "pairs_neutral"),
+                ("SNLI+MNLI contradiction (314k)", "full", "pairs_contradiction"),
+                ("SNLI+MNLI all (942k)", "full", "pairs_all"),
+                ("SNLI+MNLI entailment + hard neg.", "full", "sup")],
+    "Table 6": [("[CLS] w/ MLP", "Unsup.", "unsup_cls_mlp"), ("[CLS] w/ MLP (train)", "Unsup.", "unsup"),
+                ("[CLS] w/o MLP", "Unsup.", "unsup_no_mlp"), ("First-last avg.", "Unsup.", "unsup_first_last"),
+                ("[CLS] w/ MLP", "Sup.", "sup"), ("[CLS] w/ MLP (train)", "Sup.", "sup_mlp_train"),
+                ("[CLS] w/o MLP", "Sup.", "sup_no_mlp"), ("First-last avg.", "Sup.", "sup_first_last")],
+    "Table 7": [("N/A (no hard negative)", "STS-B", "pairs_entailment"),
+                ("Contradiction, alpha=0.5", "STS-B", "sup_alpha_0.5"), ("Contradiction, alpha=1.0", "STS-B", "sup"),
+                ("Contradiction, alpha=2.0", "STS-B", "sup_alpha_2"),
+                ("Contradiction + Neutral, alpha=1.0", "STS-B", "sup_contradiction_neutral")],
+    "Table D.1": [("N/A (dot product)", "STS-B", "sup_dot"), ("tau=0.001", "STS-B", "sup_tau_0.001"),
+                  ("tau=0.01", "STS-B", "sup_tau_0.01"), ("tau=0.05", "STS-B", "sup"), ("tau=0.1", "STS-B", "sup_tau_0.1"),
+                  ("tau=1", "STS-B", "sup_tau_1")],
+    "Table D.2": [(row, column, f"sup_mlm_{weight:g}", measure)
+                  for weight, row in ((0, "w/o MLM"), (0.01, "w/ MLM, lambda=0.01"), (0.1, "w/ MLM, lambda=0.1"),
+                                      (1, "w/ MLM, lambda=1"))
+                  for column, measure in (("STS-B", "stsb_dev"), ("Avg. transfer", "transfer_dev"))],
+}
+ABLATION_DATA = {  # what each ablation table's substitutes are, beyond the small profile's backbone and steps
+    "Table 2": "next-sentence rows: consecutive sentences of WikiText-2 articles for ordered Wikipedia text",
+    "Table 4": "SNLI dev+test pairs by label (~6.5k each, 19.7k for 'all') for SNLI+MNLI train (314k, 942k); 'full' "
+               "is the paper's column name, not the data size here",
+    "Table 7": "contradiction + neutral: SNLI dev+test quads (5,189)",
+    "Table D.2": "a fresh MLM head tied to the input embeddings (MiniLM has none); transfer dev: SentEval fasttest",
 }
 FIGURE_LABELS = {"backbone_avg": "backbone (avg.)", "backbone_cls": "backbone ([CLS])",
                  "unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}
@@ -73,10 +119,40 @@ def output_dirs(profile: str) -> tuple[Path, Path]:
     return settings.paper_output_dirs(PAPER, profile)
 
 
-def collect(profile: str, run_missing: bool = True, progress: bool = True) -> dict[str, list[dict]]:
-    """Records of every run of the grid, one per seed (running the missing ones unless ``run_missing`` is False)."""
-    return {name: [ensure(spec, run_missing=run_missing, progress=progress) for spec in specs]
-            for name, specs in grid(profile).items()}
+def collect(profile: str, run_missing: bool = True, extended: bool = False,
+            progress: bool = True) -> dict[str, list[dict]]:
+    """Records of every run of the grid, one per seed (running the missing ones unless ``run_missing`` is False;
+    the small profile's ablations only with ``extended``, otherwise loaded when they exist, else empty)."""
+    return collect_records(grid, profile, run_missing, extended, progress)
+
+
+def not_run(records: dict[str, list[dict]]) -> pd.DataFrame:
+    """The grid's rows without records, with the reason."""
+    return not_run_rows(records, NOT_RUN_BUDGET)
+
+
+def _measure(record: dict, measure: str) -> float:
+    if measure == "stsb_dev":
+        return 100 * record["metrics"]["stsb_dev_spearman"]
+    tasks = record["metrics"].get("transfer", {}).get("tasks", {})
+    accuracies = [t["devacc"] for t in tasks.values() if "devacc" in t]
+    return sum(accuracies) / len(accuracies) if accuracies and len(accuracies) == len(tasks) else float("nan")
+
+
+def ablation(records: dict[str, list[dict]], table: str) -> pd.DataFrame:
+    """One of ``ABLATIONS`` from the records that exist (every seed), next to the paper's dev numbers."""
+    rows = []
+    for row, column, name, *measure in ABLATIONS[table]:
+        kind = measure[0] if measure else "stsb_dev"
+        for record in records.get(name, []):
+            rows.append({"paper": PAPER, "table": table, "row": row, "run": name, "reported_group": "",
+                         "reported_row": row, "column": column, "split": "dev", "aggregation": "",
+                         "metric": "spearman" if kind == "stsb_dev" else "accuracy", "value": _measure(record, kind),
+                         **_best_steps(record), **trace(record)})
+    if not rows:
+        return pd.DataFrame()
+    cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
+    return join(cells, load_reported(PAPER, table))
 
 
 def _best_steps(record: dict) -> dict:
@@ -158,7 +234,7 @@ def _caption(profile: str, records: dict[str, list[dict]], names) -> str:
 def figures(records: dict[str, list[dict]], profile: str) -> list[Path]:
     """The paper's figures from each model's first seed (42, the official seed); the tables hold every seed."""
     _, folder = output_dirs(profile)
-    first = {name: runs[0] for name, runs in records.items()}
+    first = {name: runs[0] for name, runs in records.items() if runs}
     paths = []
     fig2 = {"unsup. SimCSE": "unsup", "no dropout": "dropout_0", "fixed 0.1": "fixed_0.1",
             "delete one word": "delete_one_word"}
@@ -191,6 +267,10 @@ def write_tables(records: dict[str, list[dict]], profile: str) -> dict[str, pd.D
     folder, _ = output_dirs(profile)
     folder.mkdir(parents=True, exist_ok=True)
     tables = {"table5": table5(records), "table3": table3(records), "dev_curves": dev_curves(records)}
+    for table in ABLATIONS:
+        frame = ablation(records, table)
+        if not frame.empty:  # an ablation table is written once some of its runs have records
+            tables[table.lower().replace(" ", "").replace(".", "")] = frame
     tables["levelling"] = levelling(tables["dev_curves"])
     tables["claims"] = claims(tables)
     for stem, frame in tables.items():
