@@ -19,7 +19,7 @@ from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdo
 from sentemb.report.grid_records import collect_records
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
-from sentemb.report.views import not_run_rows
+from sentemb.report.views import not_run_rows, wide_cells
 
 PAPER = "simcse"
 # run name -> (our row label, the reported (group, row) it reproduces, or None when the paper has no such row)
@@ -129,6 +129,11 @@ def collect(profile: str, run_missing: bool = True, extended: bool = False,
 def not_run(records: dict[str, list[dict]]) -> pd.DataFrame:
     """The grid's rows without records, with the reason."""
     return not_run_rows(records, NOT_RUN_BUDGET)
+
+
+def ablation_view(table: pd.DataFrame) -> pd.DataFrame:
+    """Reader's view of an ablation table: its rows in the paper's order, 'mean ± std (n) [reported]' per column."""
+    return wide_cells(table, aggregation=("",))
 
 
 def _measure(record: dict, measure: str) -> float:
