@@ -295,8 +295,8 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
         cells = group.set_index("column")
         lines.append(f"| {row} | " + " | ".join(mean_std(cells.loc[c]) for c in columns) + " |")
         if cells["reported"].notna().any():
-            lines.append(f"| reported (BERT-base) | " + " | ".join(f"{cells.loc[c, 'reported']:.2f}" for c in columns) + " |")
-            lines.append(f"| Δ | " + " | ".join(f"{cells.loc[c, 'delta']:+.2f}" for c in columns) + " |")
+            lines.append("| reported (BERT-base) | " + " | ".join(f"{cells.loc[c, 'reported']:.2f}" for c in columns) + " |")
+            lines.append("| Δ | " + " | ".join(f"{cells.loc[c, 'delta']:+.2f}" for c in columns) + " |")
     lines += ["", "| Table 3 (STS-B dev, Spearman x 100) | reported (BERT-base) | reproduced | Δ | best step per seed |",
               "|---|---|---|---|---|"]
     for _, r in tables["table3"].iterrows():
