@@ -6,7 +6,7 @@ from scipy.stats import spearmanr
 from sklearn.model_selection import StratifiedKFold
 
 from conftest import needs_mirror
-from sentemb.data.transfer import Split, TransferTask, load_transfer_task
+from sentemb.data.transfer import Split, load_transfer_task
 from sentemb.errors import ConfigError
 from sentemb.evaluate import transfer
 from sentemb.evaluate.relatedness import encode_labels
