@@ -413,10 +413,12 @@ def test_a_record_holds_every_group_it_asked_for(monkeypatch):
 
 def test_the_grid_run_ids_are_the_committed_records():
     """Run ids are content hashes: a change to the spec or an objective's defaults changes them. The committed
-    small-profile records must be exactly the grid's (regenerate them, never rename or edit them)."""
+    small-profile records must be exactly the grid's core rows (regenerate them, never rename or edit them); the
+    ``--extended`` ablation rows are not run yet (issue 18) and the notebook lists them as not run."""
     from papers.simcse.experiments import grid
 
-    require_committed_small_records("simcse", [spec.run_id for specs in grid("small").values() for spec in specs])
+    core = grid("small", extended=False)
+    require_committed_small_records("simcse", [spec.run_id for specs in core.values() for spec in specs])
 
 
 
@@ -436,7 +438,7 @@ def test_the_full_profile_grid_is_scaled_too():
 def test_the_small_profile_grid_seeds_and_shares_runs():
     from papers.simcse.experiments import HEADLINE, grid
 
-    small = grid("small")
+    small = grid("small", extended=False)  # the core rows; the ablations: tests/test_simcse_ablations.py
     for name, specs in small.items():
         assert [s.seed for s in specs] == ([42, 43, 44] if name in HEADLINE else [42])
     unsup = small["unsup"][0]
