@@ -11,14 +11,13 @@ JSON (also written with --output).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
-import sys
 import time
-from pathlib import Path
 
 import torch
+
+from benchmark_io import emit, require_mirror
 
 SMALL_STEPS = 60
 PAPER_STEPS = 495_243 // 16
@@ -30,8 +29,7 @@ def main() -> None:
     parser.add_argument("--max-span", type=int, nargs="+", default=[64], help="l_max values to time")
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
-    if not os.environ.get("SENTEMB_DATA"):
-        sys.exit("set SENTEMB_DATA to the offline mirror (e.g. ../shared/datasets)")
+    require_mirror()
     torch.set_num_threads(os.cpu_count() or 1)
     from sentemb.data.documents import load_documents
     from sentemb.models.encoder import SentenceEncoder
@@ -66,10 +64,7 @@ def main() -> None:
                                     "spans_per_second": 16 * model.sequences_per_row / per_step,
                                     "small_profile_minutes": SMALL_STEPS * per_step / 60,
                                     "paper_epoch_hours_here": PAPER_STEPS * per_step / 3600}
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    emit(out, args.output)
 
 
 if __name__ == "__main__":

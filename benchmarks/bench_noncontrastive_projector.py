@@ -13,15 +13,13 @@ written with --output).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
 import resource
-import sys
 import time
-from pathlib import Path
 
 import torch
+
+from benchmark_io import emit, require_mirror
 
 
 def main() -> None:
@@ -31,8 +29,7 @@ def main() -> None:
     parser.add_argument("--precision", default="bf16", choices=("fp32", "bf16"))
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
-    if not os.environ.get("SENTEMB_DATA"):
-        sys.exit("set SENTEMB_DATA to the offline mirror (e.g. ../shared/datasets)")
+    require_mirror()
     from sentemb import precision as amp
     from sentemb.data.corpora import load_sentences
     from sentemb.models.encoder import SentenceEncoder
@@ -75,10 +72,7 @@ def main() -> None:
         out["models"][label] = {"seconds_per_step": round(per_step, 3),
                                 "projector_parameters": run["projector_parameters"],
                                 "projector_to_encoder": round(run["projector_parameters"] / run["encoder_parameters"], 2)}
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    emit(out, args.output)
 
 
 if __name__ == "__main__":

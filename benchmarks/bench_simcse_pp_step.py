@@ -13,14 +13,13 @@ take here. JSON (also written with --output).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
-import sys
 import time
-from pathlib import Path
 
 import torch
+
+from benchmark_io import emit, require_mirror
 
 PAPER_MINUTES = {"simcse": 110, "simcse_pp": 119}  # papers/simcse_pp/reported/table6.csv
 OBJECTIVES = {
@@ -36,8 +35,7 @@ def main() -> None:
     parser.add_argument("--precision", default="bf16", choices=("fp32", "bf16"))
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
-    if not os.environ.get("SENTEMB_DATA"):
-        sys.exit("set SENTEMB_DATA to the offline mirror (e.g. ../shared/datasets)")
+    require_mirror()
     torch.set_num_threads(os.cpu_count() or 1)
     from sentemb import precision as amp
     from sentemb.data.corpora import load_sentences
@@ -73,10 +71,7 @@ def main() -> None:
                       "wiki1m_epoch_hours": WIKI1M_STEPS * per_step / 3600}
     out["ratio_simcse_pp_to_simcse"] = out["simcse_pp"]["seconds_per_step"] / out["simcse"]["seconds_per_step"]
     out["paper_ratio"] = PAPER_MINUTES["simcse_pp"] / PAPER_MINUTES["simcse"]
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    emit(out, args.output)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ Prints a JSON summary (also written with --output).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import subprocess
@@ -28,6 +27,8 @@ import time
 from pathlib import Path
 
 import torch
+
+from benchmark_io import emit, require_mirror
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -136,8 +137,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=4, help="timed training steps per precision and objective")
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
-    if not os.environ.get("SENTEMB_DATA"):
-        sys.exit("set SENTEMB_DATA to the offline mirror (e.g. ../shared/datasets)")
+    require_mirror()
     torch.set_num_threads(os.cpu_count() or 1)
     from sentemb.runs.provenance import collect
 
@@ -148,10 +148,7 @@ def main() -> None:
         summary["records"] = records()
     if args.grid:
         summary.update(whole_grid())
-    text = json.dumps(summary, indent=1)
-    print(text)
-    if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    emit(summary, args.output)
 
 
 if __name__ == "__main__":

@@ -178,7 +178,7 @@ def test_every_flag_is_known(paper):
 @pytest.mark.parametrize("paper", PAPERS)
 def test_every_claim_holds_on_the_reported_numbers(paper):
     claims = load_claims(paper)
-    assert 5 <= len(claims) <= 15
+    assert 5 <= len(claims) <= 20  # a sanity bound: neither an empty file nor a dump of every sentence
     assert len({c["id"] for c in claims}) == len(claims)
     verdicts = evaluate_all(paper, load_all_reported(paper))
     failing = verdicts[verdicts["status"] != "holds"]
