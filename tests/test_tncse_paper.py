@@ -51,6 +51,22 @@ def test_every_table_and_figure_has_a_status():
     assert len(table) == 13 and table["status"].str.len().gt(0).all()
 
 
+def test_an_item_whose_extended_rows_have_no_records_says_so():
+    record = {"run_id": "x"}
+    records = {name: [] for name in grid("smoke")}
+    records.update(simcse=[record], ensemble=[record], tncse=[record], simcse_sickr=[record])
+    table = report.coverage(records, {"mteb_simcse": {}}).set_index("item")
+    assert table.loc["Table 5", "status"] == "partly" and "tncse_single" in table.loc["Table 5", "where / why"]
+    assert table.loc["Table 4", "status"] == "partly" and "loss_ictn" in table.loc["Table 4", "where / why"]
+    assert table.loc["Table 2", "status"] == "partly" and "no records yet for tncse" in table.loc["Table 2", "where / why"]
+    records.update(simcse_sickr=[], tncse_single=[])
+    assert report.coverage(records, {}).set_index("item").loc["Table 5", "status"] == "not run"
+    for name in records:
+        records[name] = [record]
+    full = report.coverage(records, {"mteb_simcse": {}, "mteb_tncse": {}}).set_index("item")
+    assert full.loc["Table 4", "status"] == report.COVERAGE["Table 4"][0]
+
+
 def test_figure2_is_eq3(tmp_path, monkeypatch):
     paths = report.figure2("smoke")
     assert {p.suffix for p in paths} == {".png", ".pdf"} and all(p.stat().st_size > 5000 for p in paths)
