@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from benchmark_io import emit, require_mirror
+from benchmark_io import emit, machine, require_mirror
 
 SMALL_STEPS = 60
 PAPER_STEPS = 495_243 // 16
@@ -33,13 +33,12 @@ def main() -> None:
     torch.set_num_threads(os.cpu_count() or 1)
     from sentemb.data.documents import load_documents
     from sentemb.models.encoder import SentenceEncoder
-    from sentemb.runs.provenance import collect
     from sentemb.spec import RunSpec
     from sentemb.train.loop import prepare_objective
 
     documents = load_documents("wikitext2_articles")
     device = torch.device("cpu")
-    out = {"device": collect(device)["device"], "threads": torch.get_num_threads(), "precision": "fp32",
+    out = {**machine(str(device)), "precision": "fp32",
            "documents_per_step": 16, "num_anchors": 2, "num_positives": 2, "timed_steps": args.steps}
     for max_span in args.max_span:
         params = {"min_span_len": max_span // 4, "max_span_len": max_span}

@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from benchmark_io import emit, require_mirror
+from benchmark_io import emit, machine, require_mirror
 
 
 def main() -> None:
@@ -33,7 +33,6 @@ def main() -> None:
     from sentemb import precision as amp
     from sentemb.data.corpora import load_sentences
     from sentemb.models.encoder import SentenceEncoder
-    from sentemb.runs.provenance import collect
     from sentemb.spec import RunSpec
     from sentemb.train.loop import prepare_objective
 
@@ -64,7 +63,7 @@ def main() -> None:
             run["optimizer"].zero_grad(set_to_none=True)
             if step:
                 run["times"].append(time.perf_counter() - tick)
-    out = {"device": collect(device)["device"], "threads": torch.get_num_threads(), "precision": args.precision,
+    out = {**machine(str(device)), "precision": args.precision,
            "batch": 64, "max_len": 32, "timed_steps": args.steps,
            "peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, "models": {}}
     for label, run in runs.items():

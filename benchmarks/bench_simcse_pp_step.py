@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from benchmark_io import emit, require_mirror
+from benchmark_io import emit, machine, require_mirror
 
 PAPER_MINUTES = {"simcse": 110, "simcse_pp": 119}  # papers/simcse_pp/reported/table6.csv
 OBJECTIVES = {
@@ -40,7 +40,6 @@ def main() -> None:
     from sentemb import precision as amp
     from sentemb.data.corpora import load_sentences
     from sentemb.models.encoder import SentenceEncoder
-    from sentemb.runs.provenance import collect
     from sentemb.spec import RunSpec
     from sentemb.train.loop import prepare_objective
 
@@ -63,7 +62,7 @@ def main() -> None:
             optimizer.zero_grad()
             if step:
                 times.append(time.perf_counter() - tick)
-    out = {"device": collect(device)["device"], "threads": torch.get_num_threads(), "precision": args.precision,
+    out = {**machine(str(device)), "precision": args.precision,
            "batch": 64, "max_len": 32, "timed_steps": args.steps}
     for label, (_, _, times) in runs.items():
         per_step = sum(times) / len(times)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from benchmark_io import emit, require_mirror
+from benchmark_io import emit, machine, require_mirror
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,10 +139,7 @@ def main() -> None:
     args = parser.parse_args()
     require_mirror()
     torch.set_num_threads(os.cpu_count() or 1)
-    from sentemb.runs.provenance import collect
-
-    summary = {"device": collect(torch.device("cpu"))["device"], "threads": torch.get_num_threads(),
-               "training_steps": training_steps(args.steps), "encoding_stsb_dev": encoding(),
+    summary = {**machine(), "training_steps": training_steps(args.steps), "encoding_stsb_dev": encoding(),
                "sts_7_tasks": sts_evaluation()}
     if args.records:
         summary["records"] = records()

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import torch
 
-from benchmark_io import emit, require_mirror
+from benchmark_io import emit, machine, require_mirror
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,10 +120,7 @@ def main() -> None:
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
     require_mirror()
-    from sentemb.runs.provenance import collect
-
-    summary = {"device": collect(torch.device("cpu"))["device"], "threads": torch.get_num_threads(),
-               "training_steps": training_steps(args.steps)}
+    summary = {**machine(), "training_steps": training_steps(args.steps)}
     if args.records:
         summary["records"] = records()
     if args.from_scratch:

@@ -20,3 +20,12 @@ def emit(summary: dict, output: str | None) -> None:
     print(text)
     if output:
         Path(output).write_text(text + "\n", encoding="utf-8")
+
+
+def machine(device: str = "cpu") -> dict:
+    """The header of every benchmark's summary: the device, as run records name it, and torch's thread count."""
+    import torch
+
+    from sentemb.runs.provenance import collect
+
+    return {"device": collect(torch.device(device))["device"], "threads": torch.get_num_threads()}
