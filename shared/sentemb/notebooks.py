@@ -8,7 +8,8 @@ executed notebook is written to a temporary file first, so a failed execution ne
 good one (the failed copy is kept beside it as ``*.failed.ipynb`` for inspection). The clock times papermill and
 the kernel stamp on the notebook and on every cell are removed (:func:`strip_timestamps`), so re-executing a
 notebook over the same run records gives the same bytes on any machine (paths are recorded relative to the
-repository); the runs' own times are in their records.
+repository); the runs' own times are in their records. After a small-profile execution the paper README's generated
+results block is rewritten from the notebook's summary cell (:mod:`sentemb.report.readme_summary`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from sentemb import settings
 from sentemb.errors import SentembError
+from sentemb.report.readme_summary import sync_readme
 
 
 TIMING_KEYS = ("start_time", "end_time", "duration")
@@ -76,5 +78,7 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
     executed.metadata.papermill.update(input_path=_shown(source), output_path=_shown(target))
     nbformat.write(executed, tmp)
     tmp.replace(target)
+    if profile == "small" and sync_readme(paper, target):
+        print(f"[notebook] {paper}: papers/{paper}/README.md's generated results block updated from the notebook")
     print(f"[notebook] {paper} ({profile}) done in {time.perf_counter() - started:.0f} s")
     return target
