@@ -45,6 +45,7 @@ def pytest_collection_modifyitems(config, items):
 def isolated_outputs(tmp_path, monkeypatch):
     monkeypatch.setenv("SENTEMB_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("SENTEMB_FIGURES", str(tmp_path / "figures"))
+    monkeypatch.setenv("SENTEMB_NOTEBOOKS", str(tmp_path / "notebooks"))
     monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "cache"))
     return tmp_path
 

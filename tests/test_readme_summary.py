@@ -50,3 +50,14 @@ def test_a_readme_without_markers_is_left_alone_and_broken_markers_are_an_error(
     with pytest.raises(SentembError, match="exactly one"):
         sync_readme("p", notebook)
     assert readme.read_text() == "# P\n<!-- generated: x -->\n| old |\n"  # nothing overwritten
+
+
+def test_executed_notebooks_follow_sentemb_notebooks_and_only_the_repositorys_copy_rewrites_the_readme(monkeypatch):
+    from sentemb.notebooks import is_committed_copy, output_path
+
+    # conftest points SENTEMB_NOTEBOOKS at the test's tmp folder: a run there never replaces the committed notebook
+    assert not is_committed_copy(output_path("tncse", "small"))
+    assert output_path("tncse", "smoke").parts[-3:] == ("executed", "smoke", "tncse.ipynb")
+    monkeypatch.delenv("SENTEMB_NOTEBOOKS")
+    assert output_path("tncse", "small") == settings.REPO_ROOT / "notebooks" / "tncse.ipynb"
+    assert is_committed_copy(output_path("tncse", "small"))
