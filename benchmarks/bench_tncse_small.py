@@ -100,7 +100,8 @@ def from_scratch() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results"
         (results / "runs" / "small").mkdir(parents=True)
-        env = {**os.environ, "SENTEMB_RESULTS": str(results), "SENTEMB_FIGURES": f"{tmp}/figures"}
+        env = {**os.environ, "SENTEMB_RESULTS": str(results), "SENTEMB_FIGURES": f"{tmp}/figures",
+               "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks"}  # the committed notebook is not replaced
         py = str(ROOT / ".venv" / "bin" / "python")
         out = {}
         tick = time.perf_counter()

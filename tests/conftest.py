@@ -17,10 +17,35 @@ else:
     torch.set_num_threads(min(2, torch.get_num_threads()))
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist's worksteal (run_tests.sh), each worker starts with a contiguous chunk of the collection and
+    later steals from the tail of the other's. The tests marked ``slow`` (seconds each: notebooks, fresh processes,
+    the real MiniLM) go to the front of the chunks, dealt round-robin, so that no worker ends the session alone on
+    a long test. Without xdist the order is pytest's."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers < 2:
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    rest = [item for item in items if not item.get_closest_marker("slow")]
+    sizes, remaining = [], len(items)
+    for k in range(workers):  # the chunk sizes xdist's worksteal scheduler hands out
+        sizes.append(remaining // (workers - k))
+        remaining -= sizes[-1]
+    ordered = []
+    for k, size in enumerate(sizes):
+        chunk = slow[k::workers]
+        take = max(0, size - len(chunk))
+        chunk += rest[:take]
+        rest = rest[take:]
+        ordered += chunk
+    items[:] = ordered + rest
+
+
 @pytest.fixture(autouse=True)
 def isolated_outputs(tmp_path, monkeypatch):
     monkeypatch.setenv("SENTEMB_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("SENTEMB_FIGURES", str(tmp_path / "figures"))
+    monkeypatch.setenv("SENTEMB_NOTEBOOKS", str(tmp_path / "notebooks"))
     monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "cache"))
     return tmp_path
 

@@ -156,6 +156,7 @@ print(json.dumps([spec.as_dict() for spec in specs]))
 """
 
 
+@pytest.mark.slow
 def test_the_vicreg_scan_proposes_the_same_trials_in_processes_with_different_hash_seeds():
     """SMAC 2.x's proposals after its initial design followed the process's string hash seed; the scan must not:
     two fresh interpreters with different PYTHONHASHSEEDs, told the same three trials, propose the same fourth."""

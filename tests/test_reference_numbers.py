@@ -19,12 +19,14 @@ def minilm():
     return SentenceEncoder.from_name("all-MiniLM-L6-v2", "avg")
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_minilm_stsb_test_senteval_files(minilm):
     result = run_sts(minilm.encode, tasks=("STSBenchmark",), splits=("test",))
     assert 100 * result["tasks"]["STSBenchmark"]["headline"] == pytest.approx(82.03, abs=0.01)
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_minilm_stsb_test_mteb_raw_file(minilm):
     rows = [line.rstrip("\n").split("\t")

@@ -87,6 +87,7 @@ def test_cross_correlation_rank_is_bounded_by_the_batch_and_raised_by_padding():
     assert not encoder.training  # the encoder's mode is restored
 
 
+@pytest.mark.slow
 def test_derived_record_is_computed_once_and_retrains_a_missing_checkpoint():
     spec = grid("smoke")["simcse"][0]
     record = ensure(spec, progress=False)

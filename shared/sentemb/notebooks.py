@@ -3,12 +3,15 @@
 ``notebooks/<paper>.ipynb`` takes the parameters ``profile`` and ``run_missing`` (and ``extended``, for a paper
 whose small profile keeps rows outside its time budget). The small
 profile's executed copy replaces ``notebooks/<paper>.ipynb`` (so the committed notebook shows the
-small profile's tables and figures); other profiles go to ``notebooks/executed/<profile>/``. The
+small profile's tables and figures); other profiles go to ``notebooks/executed/<profile>/``. ``SENTEMB_NOTEBOOKS``
+moves both elsewhere (a benchmark or a test that runs into a temporary store must not replace the committed copy). The
 executed notebook is written to a temporary file first, so a failed execution never replaces a
 good one (the failed copy is kept beside it as ``*.failed.ipynb`` for inspection). The clock times papermill and
 the kernel stamp on the notebook and on every cell are removed (:func:`strip_timestamps`), so re-executing a
 notebook over the same run records gives the same bytes on any machine (paths are recorded relative to the
-repository); the runs' own times are in their records.
+repository); the runs' own times are in their records. After a small-profile execution the paper README's generated
+results block is rewritten from the notebook's summary cell (:mod:`sentemb.report.readme_summary`), when the
+executed copy is the repository's own.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from sentemb import settings
 from sentemb.errors import SentembError
+from sentemb.report.readme_summary import sync_readme
 
 
 TIMING_KEYS = ("start_time", "end_time", "duration")
@@ -42,8 +46,13 @@ def _shown(path: Path) -> str:
 
 
 def output_path(paper: str, profile: str) -> Path:
-    folder = settings.REPO_ROOT / "notebooks"
+    folder = settings.notebooks_root()
     return folder / f"{paper}.ipynb" if profile == "small" else folder / "executed" / profile / f"{paper}.ipynb"
+
+
+def is_committed_copy(path: Path) -> bool:
+    """Whether ``path`` is the repository's own ``notebooks/<paper>.ipynb`` (not a copy under SENTEMB_NOTEBOOKS)."""
+    return Path(path).resolve().parent == (settings.REPO_ROOT / "notebooks").resolve()
 
 
 def execute_notebook(paper: str, profile: str, run_missing: bool = True, extended: bool = False) -> Path:
@@ -56,7 +65,7 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.stem}.running.ipynb")
     started = time.perf_counter()
-    print(f"[notebook] {paper} ({profile}) -> {target.relative_to(settings.REPO_ROOT)}")
+    print(f"[notebook] {paper} ({profile}) -> {_shown(target)}")
     try:
         parameters = {"profile": profile, "run_missing": run_missing}
         if extended:  # only then: a notebook without the parameter keeps its bytes
@@ -76,5 +85,7 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
     executed.metadata.papermill.update(input_path=_shown(source), output_path=_shown(target))
     nbformat.write(executed, tmp)
     tmp.replace(target)
+    if profile == "small" and is_committed_copy(target) and sync_readme(paper, target):
+        print(f"[notebook] {paper}: papers/{paper}/README.md's generated results block updated from the notebook")
     print(f"[notebook] {paper} ({profile}) done in {time.perf_counter() - started:.0f} s")
     return target

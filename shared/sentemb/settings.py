@@ -6,6 +6,7 @@
 | SENTEMB_CACHE     | ~/.cache/sentemb                | downloads, checkpoints, embedding cache           |
 | SENTEMB_RESULTS   | <repo>/results                  | run records and reproduced tables                 |
 | SENTEMB_FIGURES   | <repo>/figures                  | regenerated figures                               |
+| SENTEMB_NOTEBOOKS | <repo>/notebooks                | executed notebooks (small: <paper>.ipynb itself)  |
 
 When SENTEMB_DATA is unset, data is read from ``$SENTEMB_CACHE/data`` where ``python -m sentemb
 data fetch`` puts the real downloads (full profile).
@@ -43,6 +44,13 @@ def results_root() -> Path:
 def figures_root() -> Path:
     value = os.environ.get("SENTEMB_FIGURES", "").strip()
     return Path(value).expanduser() if value else REPO_ROOT / "figures"
+
+
+def notebooks_root() -> Path:
+    """Where executed notebooks go: the small profile's replaces ``<paper>.ipynb`` there, others go to
+    ``executed/<profile>/``. The sources are always read from ``<repo>/notebooks``."""
+    value = os.environ.get("SENTEMB_NOTEBOOKS", "").strip()
+    return Path(value).expanduser() if value else REPO_ROOT / "notebooks"
 
 
 def checkpoints_root() -> Path:
