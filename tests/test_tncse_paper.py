@@ -96,3 +96,11 @@ def test_committed_small_records_match_the_grid():
 
     run_ids = [spec.run_id for specs in grid("small", extended=False).values() for spec in specs]
     require_committed_small_records("tncse", run_ids)
+
+
+def test_every_table4_row_runs_every_headline_seed():
+    """Each Table 4 row is a cell of the argmax claim ``full-loss-best``: one-seed cells would leave it inconclusive."""
+    small = grid("small")
+    for name in (n for n in small if n.startswith("loss_")):
+        assert [s.seed for s in small[name]] == [42, 43, 44], name
+    assert len(grid("small")["tncse_lr_paper"]) == 1
