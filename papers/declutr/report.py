@@ -303,11 +303,14 @@ def figure2(points: pd.DataFrame, profile: str) -> list[Path]:
     views = points[points["run"].isin(["declutr", "views_adjacent", "views_subsumed"])]
     fig, axes = plt.subplots(1, 3, figsize=(10, 3.4), sharey=True)
     sns.boxplot(data=grid_points, x="num_anchors", y="dev_score", ax=axes[0], color=style.PALETTE[0])
-    sns.stripplot(data=grid_points, x="num_anchors", y="dev_score", hue="temperature", ax=axes[0], palette="deep")
+    # jitter=False, dodge=True: seaborn jitters with numpy's global RNG, so a jittered figure changes at every run
+    sns.stripplot(data=grid_points, x="num_anchors", y="dev_score", hue="temperature", ax=axes[0], palette="deep",
+                  jitter=False, dodge=True)
     sns.boxplot(data=grid_points, x="num_positives", y="dev_score", ax=axes[1], color=style.PALETTE[1])
     sns.stripplot(data=grid_points, x="num_positives", y="dev_score", hue="temperature", ax=axes[1], palette="deep",
-                  legend=False)
-    sns.stripplot(data=views, x="positive_views", y="dev_score", ax=axes[2], color=style.PALETTE[2], size=8)
+                  legend=False, jitter=False, dodge=True)
+    sns.stripplot(data=views, x="positive_views", y="dev_score", ax=axes[2], color=style.PALETTE[2], size=8,
+                  jitter=False)
     axes[0].set_title("(a) anchors A")
     axes[1].set_title("(b) positives P")
     axes[2].set_title("(c) positive views (A = P = 2)")

@@ -340,7 +340,10 @@ def figure4(table1_frame: pd.DataFrame, claims_frame: pd.DataFrame, profile: str
               for s, v in zip(str(r["seeds"]).split(";"), str(r["values"]).split(";"))]
     frame = pd.DataFrame(points)
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    sns.stripplot(data=frame, x="7 STS avg.", y="model", hue="seed", size=7, jitter=0.1, ax=ax, palette="deep")
+    # one row per seed (dodge) instead of jitter: seaborn jitters with numpy's global RNG, which changed the figure's
+    # bytes at every execution of the notebook
+    sns.stripplot(data=frame, x="7 STS avg.", y="model", hue="seed", size=7, jitter=False, dodge=True, ax=ax,
+                  palette="deep")
     sns.pointplot(data=frame, x="7 STS avg.", y="model", errorbar="sd", color="k", markers="|", linestyles="none",
                   ax=ax)
     title = "Figure 4: 7 STS average per seed (mean ± sd in black)"
