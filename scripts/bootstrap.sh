@@ -22,7 +22,7 @@ fi
   # cold cache) and resolves to the same versions. uv does not read pip's configuration, so pip's configured
   # constraint file (if any) is passed on. pip does it when uv is unavailable or fails.
   constraint="$("$py" -m pip config get global.constraint 2>/dev/null || true)"
-  uv_args=(--python "$py" --quiet)
+  uv_args=(--python "$py" --quiet --compile-bytecode)  # as pip does: the first imports of a fresh clone compile nothing
   [ -n "$constraint" ] && [ -f "$constraint" ] && uv_args+=(--constraint "$constraint")
   if ! { "$py" -m pip install --quiet uv && "$py" -m uv pip install "${uv_args[@]}" -e "$root[dev]"; }; then
     echo "[bootstrap] uv unavailable or failed; installing with pip"
