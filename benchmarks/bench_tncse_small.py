@@ -20,19 +20,13 @@ Prints a JSON summary (also written with --output).
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import shutil
-import subprocess
-import tempfile
 import time
-from pathlib import Path
 
 import torch
 
-from benchmark_io import emit, machine, require_mirror
+from benchmark_io import emit, from_scratch, machine, require_mirror
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def training_steps(steps: int) -> dict:
@@ -92,45 +86,6 @@ def records() -> dict:
             "all_wall_seconds": sum(r["wall"] for r in runs)}
 
 
-def from_scratch() -> dict:
-    """The budget, as one command: ``./run_all.sh --paper tncse`` into an empty temporary store, after SimCSE's
-    ``unsup`` runs (the stage-1 encoders, excluded from the budget) have run into that store on this machine, as
-    they have after ``./run_all.sh``: their checkpoints and evaluation embeddings are in the cache. Those SimCSE
-    runs are timed separately (``simcse_unsup_seconds``). Then the cached call (every record present)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        results = Path(tmp) / "results"
-        (results / "runs" / "small").mkdir(parents=True)
-        env = {**os.environ, "SENTEMB_RESULTS": str(results), "SENTEMB_FIGURES": f"{tmp}/figures",
-               "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks"}  # the committed notebook is not replaced
-        py = str(ROOT / ".venv" / "bin" / "python")
-        out = {}
-        tick = time.perf_counter()
-        subprocess.run([py, "-m", "sentemb", "run", "--paper", "simcse", "--profile", "small", "--only", "unsup"],
-                       cwd=ROOT, env=env, check=True)
-        out["simcse_unsup_seconds"] = time.perf_counter() - tick
-        for label in ("from_scratch", "cached"):
-            tick = time.perf_counter()
-            subprocess.run(["./run_all.sh", "--paper", "tncse"], cwd=ROOT, env=env, check=True)
-            out[f"run_all_{label}_seconds"] = time.perf_counter() - tick
-        out["runs"] = _temporary_runs(results)
-    return out
-
-
-def _temporary_runs(results: Path) -> list[dict]:
-    """Per record of the temporary store: run, seed, wall, steps, dev evaluation and final evaluation seconds."""
-    import json
-
-    rows = []
-    for path in sorted((results / "runs" / "small").glob("*.json")):
-        record = json.loads(path.read_text())
-        phase = (record["training"] or {}).get("phase_seconds", {})
-        rows.append({"run_id": record["run_id"], "objective": record["spec"]["objective"],
-                     "seed": record["spec"]["seed"], "wall": record["timing"]["total_seconds"],
-                     "steps": phase.get("steps", 0.0), "dev_evaluation": phase.get("dev_evaluation", 0.0),
-                     "final_eval": record["timing"]["final_eval_seconds"]})
-    return rows
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", action="store_true", help="per-run seconds of the committed TNCSE records")
@@ -144,7 +99,7 @@ def main() -> None:
     if args.records:
         summary["records"] = records()
     if args.from_scratch:
-        summary.update(from_scratch())
+        summary.update(from_scratch("tncse", before=("simcse", "unsup")))
     emit(summary, args.output)
 
 
