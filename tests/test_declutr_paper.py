@@ -103,3 +103,22 @@ def test_report_tables_from_records(monkeypatch):
     assert s3.loc[("MRPC", "f1"), "reproduced"] == 80.0 and s3.loc[("STS12", "spearman"), "reported"] == 54.95
     s6 = report.tableS6(records)
     assert s6["reproduced"].iloc[0] == pytest.approx((8 * 81 + 72 + 2 * 75) / 11) and s6["n_tasks"].iloc[0] == "11"
+
+
+def test_the_readme_summary_tabulates_every_figure_point_and_marks_missing_ones():
+    """Each run of the figures' grid lands in its own cell of the README's figure tables; runs without a record
+    are '–'."""
+    import pandas as pd
+
+    from papers.declutr import report
+
+    points = pd.DataFrame({"run": ["declutr", "a1_p4_t0.0005", "mlm_f50", "proj_mlp_256", "xbm_512_t0.01"],
+                           "dev_score": [87.06, 80.5, 71.25, 86.5, 85.25]})
+    text = "\n".join(report.figure_markdown(points))
+    assert "| A = 1, P = 4 | 80.50 | – |" in text
+    assert "| A = 2, P = 2 | – | 87.06 |" in text
+    assert "| A = P = 2, tau = 0.05 | 87.06 | – | – |" in text
+    assert "| mlm | – | 71.25 | – |" in text
+    assert "| mlp | – | 86.50 | – |" in text
+    assert "| tau = 0.01 | – | – | 85.25 |" in text
+    assert report.figure_markdown(points.iloc[:0]) == []

@@ -378,8 +378,51 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
             reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
             delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
             lines.append(f"| {r['row']} | {r['column']} | {r['metric']} | {reported} | {mean_std(r)} | {delta} |")
+    s6 = tables["tableS6"]
+    if not s6.empty:
+        lines += ["", "| Table S6: dev average (no Δ: the task sets differ) | paper row | reported (17 tasks) | "
+                  "reproduced | tasks |", "|---|---|---|---|---|"]
+        for _, r in s6.iterrows():
+            reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
+            lines.append(f"| {r['row']} | {r['reported_row']} | {reported} | {mean_std(r)} | {int(r['n_tasks'])} |")
+    lines += figure_markdown(tables["figures"])
     lines += [""] + markdown_rows(tables["claims"], skip_not_run=True)
     return "\n".join(lines).strip()
+
+
+def figure_markdown(points: pd.DataFrame) -> list[str]:
+    """The figures' points as compact tables (STS-B dev Spearman x 100, one seed each; the paper prints no values)."""
+    if points.empty:
+        return []
+    score = dict(zip(points["run"], points["dev_score"]))
+    cell = lambda run: f"{score[run]:.2f}" if run in score else "–"  # noqa: E731
+    lines = ["", f"Figures: each point is one run (seed 42), scored by {DEV_SCORE}; the paper prints its figures' "
+             "values only as plots, so there is no reported column."]
+    lines += ["", "| Figure 2 (a, b): A, P | " + " | ".join(f"tau = {t:g}" for t in FIGURE2["temperature"]) + " |",
+              "|---|" + "---|" * len(FIGURE2["temperature"])]
+    for a in FIGURE2["num_anchors"]:
+        for p in FIGURE2["num_positives"]:
+            lines.append(f"| A = {a}, P = {p} | " + " | ".join(cell(figure2_run(a, p, t)) for t in FIGURE2["temperature"])
+                         + " |")
+    lines += ["", "| Figure 2 (c): positive views | any (overlapping, adjacent, subsumed) | adjacent | subsumed |",
+              "|---|---|---|---|", f"| A = P = 2, tau = 0.05 | {cell('declutr')} | {cell('views_adjacent')} | "
+              f"{cell('views_subsumed')} |"]
+    shares = sorted({share for _, share in FIGURE3_RUNS.values()})
+    lines += ["", "| Figure 3: objective | " + " | ".join(f"{s} % of the steps" for s in shares) + " |",
+              "|---|" + "---|" * len(shares)]
+    for objective in dict.fromkeys(o for o, _ in FIGURE3_RUNS.values()):
+        lines.append(f"| {objective} | " + " | ".join(cell(f"{objective}_f{s}") for s in shares) + " |")
+    dims = FIGURES1_PROJECTIONS["dim"]
+    lines += ["", "| Figure S1 (a): projection head (none: " + cell("declutr") + ") | "
+              + " | ".join(f"width {d}" for d in dims) + " |", "|---|" + "---|" * len(dims)]
+    for kind in FIGURES1_PROJECTIONS["kind"]:
+        lines.append(f"| {kind} | " + " | ".join(cell(f"proj_{kind}_{d}") for d in dims) + " |")
+    queues = FIGURES1_MEMORY["queue"]
+    lines += ["", "| Figure S1 (b): memory bank, tau | " + " | ".join(f"queue {q}" for q in queues) + " |",
+              "|---|" + "---|" * len(queues)]
+    for t in FIGURES1_MEMORY["temperature"]:
+        lines.append(f"| tau = {t:g} | " + " | ".join(cell(f"xbm_{q}_t{t:g}") for q in queues) + " |")
+    return lines
 
 
 def provenance(records: dict[str, list[dict]]) -> pd.DataFrame:
