@@ -122,3 +122,36 @@ def test_the_readme_summary_tabulates_every_figure_point_and_marks_missing_ones(
     assert "| mlp | – | 86.50 | – |" in text
     assert "| tau = 0.01 | – | – | 85.25 |" in text
     assert report.figure_markdown(points.iloc[:0]) == []
+
+
+def test_the_figures_claims_rest_on_their_grid_points():
+    """Figure claims: each cell holds the points the paper plots as one distribution; a missing run leaves its
+    claims not run, never decided on fewer points."""
+    import pandas as pd
+
+    from papers.declutr import report
+    from papers.declutr.experiments import grid
+
+    def record(score, seed=42):
+        return {"metrics": {"stsb_dev_spearman": score / 100}, "spec": {"seed": seed}}
+
+    names = list(grid("small"))
+    records = {name: [record(80.0 + 0.1 * (i % 3))] for i, name in enumerate(names)}
+    records["declutr"] = [record(86.0), record(86.2, 43), record(86.1, 44)]
+    for name in names:
+        if name.startswith("a1_"):
+            records[name] = [record(70.0 + 0.1 * len(name))]
+    cells = report.figure_cells(records).set_index(["table", "row"])
+    assert len(cells.loc[("Figure 2", "A = 1"), "values"].split(";")) == 6
+    assert len(cells.loc[("Figure S1", "memory bank"), "values"].split(";")) == 12
+    assert cells.loc[("Figure S1", "no memory bank"), "value"] == pytest.approx(86.1)  # the headline's 3 seeds
+    empty = pd.DataFrame()
+    verdicts = report.claims({"table1": empty}, records).set_index("claim")
+    assert verdicts.loc["multiple-anchors-help", "status"] == "holds"
+    assert verdicts.loc["memory-bank-hurts", "status"] == "holds"
+    assert verdicts.loc["nonlinear-projection-head-marginal-gain", "status"] == "fails"
+    assert verdicts.loc["adjacent-and-subsumed-views-best", "status"] == "inconclusive"  # one seed per view
+    assert verdicts.loc["declutr-base-boosts-downstream", "status"] == "not run"
+    del records["xbm_512_t0.05"]
+    verdicts = report.claims({"table1": empty}, records).set_index("claim")
+    assert verdicts.loc["memory-bank-hurts", "status"] == "not run"

@@ -181,8 +181,11 @@ def test_every_claim_holds_on_the_reported_numbers(paper):
     assert 5 <= len(claims) <= 20  # a sanity bound: neither an empty file nor a dump of every sentence
     assert len({c["id"] for c in claims}) == len(claims)
     verdicts = evaluate_all(paper, load_all_reported(paper))
-    failing = verdicts[verdicts["status"] != "holds"]
+    figure_only = verdicts["claim"].isin([c["id"] for c in claims if c.get("figure_only")])
+    failing = verdicts[~figure_only & (verdicts["status"] != "holds")]
     assert failing.empty, failing.to_string()
+    # a figure's values are not printed: its claims have no reported cells (a reported value would be a typo'd table)
+    assert (verdicts.loc[figure_only, "status"] == "not run").all(), verdicts[figure_only].to_string()
 
 
 def test_claim_verdicts_on_a_reproduced_style_table():

@@ -249,10 +249,58 @@ def figure_points(records: dict[str, list[dict]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+def _dev_scores(records: dict[str, list[dict]], runs: list[str], all_seeds: bool) -> list[float] | None:
+    """STS-B dev Spearman x 100 of ``runs`` (every seed, or seed 42's record only); None if any run has no record."""
+    if any(not records.get(run) for run in runs):
+        return None
+    return [100 * r["metrics"]["stsb_dev_spearman"] for run in runs for r in (records[run] if all_seeds else records[run][:1])]
+
+
+def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
+    """The figures' claim cells (``figure_only`` claims in ``claims.yaml``), in the claims' long format.
+
+    A cell's ``values`` are the points the paper plots as one distribution, each scored by its STS-B dev Spearman:
+    "A = 2" is every (P, tau) point of Figure 2's grid at A = 2 (seed 42, the ``declutr`` run being the A = P = 2,
+    tau = 0.05 point), an objective of Figure 3 its three shares of the steps, "memory bank" all 12 (queue, tau)
+    points of Figure S1 (b), "non-linear (ReLU) projection head" its three widths. A figure's default setting (positives
+    of any view, no projection head, no memory bank) is the ``declutr`` run with all its seeds. So each test asks
+    whether the grid's points lie above or below the alternative on average, not whether every point does. A cell with
+    a missing run is left out (its claims are *not run*)."""
+    grid_runs = lambda a: [figure2_run(a, p, t) for p in FIGURE2["num_positives"] for t in FIGURE2["temperature"]]  # noqa: E731
+    shares = sorted({share for _, share in FIGURE3_RUNS.values()})
+    cells = {
+        ("Figure 2", "A = 1"): (grid_runs(1), False),
+        ("Figure 2", "A = 2"): (grid_runs(2), False),
+        ("Figure 2", "adjacent"): (["views_adjacent"], True),
+        ("Figure 2", "subsumed"): (["views_subsumed"], True),
+        ("Figure 2", "adjacent, subsumed or overlapping"): (["declutr"], True),
+        ("Figure 3", "contrastive"): ([f"contrastive_f{s}" for s in shares], False),
+        ("Figure 3", "MLM"): ([f"mlm_f{s}" for s in shares], False),
+        ("Figure 3", "both"): ([f"both_f{s}" for s in shares], False),
+        ("Figure S1", "no projection head"): (["declutr"], True),
+        ("Figure S1", "non-linear (ReLU) projection head"): ([f"proj_mlp_{d}" for d in FIGURES1_PROJECTIONS["dim"]], False),
+        ("Figure S1", "no memory bank"): (["declutr"], True),
+        ("Figure S1", "memory bank"): ([f"xbm_{q}_t{t:g}" for q in FIGURES1_MEMORY["queue"]
+                                        for t in FIGURES1_MEMORY["temperature"]], False),
+    }
+    rows = []
+    for (table, row), (runs, all_seeds) in cells.items():
+        values = _dev_scores(records, runs, all_seeds)
+        if values is not None:
+            rows.append({"table": table, "group": "", "row": row, "column": "dev score", "split": "dev",
+                         "aggregation": "", "metric": "", "value": float(np.mean(values)),
+                         "values": ";".join(f"{v:.6f}" for v in values), "deterministic": False})
+    return pd.DataFrame(rows, columns=["table", "group", "row", "column", "split", "aggregation", "metric", "value",
+                                       "values", "deterministic"])
+
+
+def claims(tables: dict[str, pd.DataFrame], records: dict[str, list[dict]] | None = None) -> pd.DataFrame:
     """The paper's claims on the reproduced cells: DeCLUTR-small vs Transformer-small stand for our DeCLUTR run vs the
-    backbone; claims on probing, RoBERTa-base or the baselines are not run."""
+    backbone, the figures' claims rest on their grid points (:func:`figure_cells`); claims on probing, RoBERTa-base or
+    the baselines are not run."""
     parts = [from_reproduced(tables[t]) for t in ("table1",) if not tables[t].empty]
+    if records is not None:
+        parts.append(figure_cells(records))
     verdicts = evaluate_all(PAPER, pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
         columns=["table", "group", "row", "column", "value"]))
     for claim, reason in NOT_TESTABLE.items():
@@ -265,7 +313,7 @@ def write_tables(records: dict[str, list[dict]], profile: str) -> dict[str, pd.D
     folder, _ = output_dirs(profile)
     tables = {"table1": table1(records), "tableS3": tableS3(records), "tableS6": tableS6(records),
               "tableS2": tableS2(profile, records), "figures": figure_points(records)}
-    tables["claims"] = claims(tables)
+    tables["claims"] = claims(tables, records)
     write_csv_tables(folder, tables)
     return tables
 

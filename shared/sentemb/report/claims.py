@@ -6,6 +6,9 @@ Each claim says which cells it rests on and one comparison:
 - ``within``:  |left - right| <= tolerance
 - ``argmax`` / ``argmin``: among ``cells``, ``expect`` is (one of) the largest / smallest
 
+A claim on a figure whose values the paper prints only as a plot says ``figure_only: true``: the reported
+numbers have no value for its cells (it is ``not run`` on them), and it is evaluated on reproduced figure points.
+
 A cell reference is a mapping with ``table``, ``row``, ``column`` and, where needed to be unique, ``group``,
 ``split``, ``aggregation`` or ``metric``. A claim is evaluated on any long table with those columns and a
 ``value`` column: the reported numbers, or a reproduced table (see :func:`from_reproduced`). A reference
@@ -111,6 +114,8 @@ def load_claims(paper: str) -> list[dict]:
     for claim in data["claims"]:
         if claim.get("kind") not in KINDS or not claim.get("id") or not claim.get("text"):
             raise ConfigError(f"{path}: claim {claim.get('id')!r} needs id, text and kind in {KINDS}")
+        if not isinstance(claim.get("figure_only", False), bool):
+            raise ConfigError(f"{path}: claim {claim['id']!r}: figure_only must be true or false")
         if claim["kind"] == "within" and ("tolerance" in claim) == ("tolerance_relative" in claim):
             raise ConfigError(f"{path}: claim {claim['id']!r} (within) needs one of tolerance, tolerance_relative")
     return data["claims"]
