@@ -233,8 +233,13 @@ def tableS2(profile: str, records: dict[str, list[dict]], n_documents: int = 2, 
 
 
 def figure_points(records: dict[str, list[dict]]) -> pd.DataFrame:
-    """One row per figure grid point with a record: its settings and its dev score (seed 42)."""
+    """One row per figure grid point with a record: its settings and its dev score (seed 42); and the untrained
+    backbone (run ``transformer``, objective "not trained"), the figures' reference line."""
     rows = []
+    if records.get("transformer"):
+        record = records["transformer"][0]
+        rows.append({"run": "transformer", "run_id": record["run_id"], "objective": "not trained", "share": 0,
+                     "steps": 0, "dev_score": 100 * record["metrics"]["stsb_dev_spearman"]})
     for name, recs in records.items():
         if not recs or not recs[0]["spec"]["objective"] == "declutr":
             continue
@@ -246,7 +251,11 @@ def figure_points(records: dict[str, list[dict]]) -> pd.DataFrame:
                      "projection_dim": params["projection_dim"], "memory_size": params["memory_size"],
                      "objective": FIGURE3_RUNS.get(name, ("both",))[0], "share": FIGURE3_RUNS.get(name, ("", 100))[1],
                      "steps": record["spec"]["steps"], "dev_score": 100 * record["metrics"]["stsb_dev_spearman"]})
-    return pd.DataFrame(rows)
+    points = pd.DataFrame(rows)
+    for column in ("num_anchors", "num_positives", "projection_dim", "memory_size", "share", "steps"):
+        if column in points:  # integers, also next to the untrained row's empty settings (axis labels "1", not "1.0")
+            points[column] = points[column].astype("Int64")
+    return points
 
 
 def _dev_scores(records: dict[str, list[dict]], runs: list[str], all_seeds: bool) -> list[float] | None:
@@ -334,8 +343,17 @@ def _save(fig, name: str, profile: str, points: pd.DataFrame) -> list[Path]:
     _, folder = output_dirs(profile)
     fig.tight_layout()
     substitutes = f"{SUBSTITUTES}; " if profile == "small" else ""
-    return style.save(fig, folder, name, f"profile {profile}; {substitutes}y = {DEV_SCORE}; {len(points)} runs, "
+    return style.save(fig, folder, name, f"profile {profile}; {substitutes}y = {DEV_SCORE}; {points['run'].nunique()} runs, "
                       f"one seed each: their run ids are in results/declutr/{profile}/figures.csv")
+
+
+def _untrained_line(axes, points: pd.DataFrame) -> None:
+    """The untrained backbone's STS-B dev score as a dotted line on every panel (does training help at all?)."""
+    base = points[points["run"] == "transformer"]
+    if base.empty:
+        return
+    for ax in axes:
+        ax.axhline(base["dev_score"].iloc[0], color="0.4", linestyle=":", label="not trained")
 
 
 def figure2(points: pd.DataFrame, profile: str) -> list[Path]:
@@ -359,10 +377,14 @@ def figure2(points: pd.DataFrame, profile: str) -> list[Path]:
                   legend=False, jitter=False, dodge=True)
     sns.stripplot(data=views, x="positive_views", y="dev_score", ax=axes[2], color=style.PALETTE[2], size=8,
                   jitter=False)
+    _untrained_line(axes, points)
+    axes[2].legend(fontsize=8)
     axes[0].set_title("(a) anchors A")
     axes[1].set_title("(b) positives P")
     axes[2].set_title("(c) positive views (A = P = 2)")
     axes[0].set_ylabel("STS-B dev Spearman x 100")
+    for ax, label in zip(axes, ("anchors per document A", "positives per anchor P", "positive view")):
+        ax.set_xlabel(label)
     fig.suptitle("Figure 2: span sampling (one seed per point)")
     return _save(fig, "figure2_sampling", profile, pd.concat([grid_points, views]))
 
@@ -376,6 +398,8 @@ def figure3(points: pd.DataFrame, profile: str) -> list[Path]:
     shares = points[points["run"].isin(list(FIGURE3_RUNS))]
     fig, ax = plt.subplots(figsize=(5.2, 3.6))
     sns.lineplot(data=shares, x="share", y="dev_score", hue="objective", marker="o", ax=ax)
+    _untrained_line([ax], points)
+    ax.legend(fontsize=8)
     ax.set_xlabel("share of the training steps (%)")
     ax.set_ylabel("STS-B dev Spearman x 100")
     ax.set_title("Figure 3: objective and training-set size (one model size)")
@@ -394,6 +418,7 @@ def figureS1(points: pd.DataFrame, profile: str) -> list[Path]:
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
     sns.lineplot(data=heads, x="projection_dim", y="dev_score", hue="projection", marker="o", ax=axes[0])
     sns.lineplot(data=banks, x="memory_size", y="dev_score", hue="temperature", marker="o", ax=axes[1], palette="deep")
+    _untrained_line(axes, points)
     for ax in axes:
         if not base.empty:
             ax.axhline(base["dev_score"].iloc[0], color="k", linestyle="--", label="none (DeCLUTR)")
@@ -445,7 +470,8 @@ def figure_markdown(points: pd.DataFrame) -> list[str]:
     score = dict(zip(points["run"], points["dev_score"]))
     cell = lambda run: f"{score[run]:.2f}" if run in score else "–"  # noqa: E731
     lines = ["", f"Figures: each point is one run (seed 42), scored by {DEV_SCORE}; the paper prints its figures' "
-             "values only as plots, so there is no reported column."]
+             "values only as plots, so there is no reported column."
+             + (f" The untrained backbone scores {score['transformer']:.2f}." if "transformer" in score else "")]
     lines += ["", "| Figure 2 (a, b): A, P | " + " | ".join(f"tau = {t:g}" for t in FIGURE2["temperature"]) + " |",
               "|---|" + "---|" * len(FIGURE2["temperature"])]
     for a in FIGURE2["num_anchors"]:
