@@ -457,7 +457,7 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
                   "reproduced | tasks |", "|---|---|---|---|---|"]
         for _, r in s6.iterrows():
             reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
-            lines.append(f"| {r['row']} | {r['reported_row']} | {reported} | {mean_std(r)} | {int(r['n_tasks'])} |")
+            lines.append(f"| {r['row']} | {r['reported_row']} | {reported} | {mean_std(r)} | {'/'.join(sorted(set(str(r['n_tasks']).split(';'))))} |")
     lines += figure_markdown(tables["figures"])
     lines += [""] + markdown_rows(tables["claims"], skip_not_run=True)
     return "\n".join(lines).strip()
