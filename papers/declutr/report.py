@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from papers.declutr.experiments import FIGURE2, FIGURE3_RUNS, FIGURES1_MEMORY, FIGURES1_PROJECTIONS, grid, figure2_run
+from papers.declutr.experiments import (FIGURE2, FIGURE3_OBJECTIVES, FIGURE3_RUNS, FIGURE3_SHARES, FIGURES1_MEMORY,
+                                       FIGURES1_PROJECTIONS, figure2_run, grid)
 from sentemb import settings
 from sentemb.augment.span_sampler import sample_anchor_positive_spans
 from sentemb.data.documents import load_documents, long_enough, tokenise
@@ -232,6 +233,11 @@ def tableS2(profile: str, records: dict[str, list[dict]], n_documents: int = 2, 
     return pd.DataFrame(rows)
 
 
+def dev_score(record: dict) -> float:
+    """The figures' score of a record: its kept checkpoint's STS-B dev Spearman x 100 (cosine)."""
+    return 100 * record["metrics"]["stsb_dev_spearman"]
+
+
 def figure_points(records: dict[str, list[dict]]) -> pd.DataFrame:
     """One row per figure grid point with a record: its settings and its dev score (seed 42); and the untrained
     backbone (run ``transformer``, objective "not trained"), the figures' reference line."""
@@ -239,7 +245,7 @@ def figure_points(records: dict[str, list[dict]]) -> pd.DataFrame:
     if records.get("transformer"):
         record = records["transformer"][0]
         rows.append({"run": "transformer", "run_id": record["run_id"], "objective": "not trained", "share": 0,
-                     "steps": 0, "dev_score": 100 * record["metrics"]["stsb_dev_spearman"]})
+                     "steps": 0, "dev_score": dev_score(record)})
     for name, recs in records.items():
         if not recs or not recs[0]["spec"]["objective"] == "declutr":
             continue
@@ -250,7 +256,7 @@ def figure_points(records: dict[str, list[dict]]) -> pd.DataFrame:
                      "positive_views": params["positive_views"], "projection": params["projection"],
                      "projection_dim": params["projection_dim"], "memory_size": params["memory_size"],
                      "objective": FIGURE3_RUNS.get(name, ("both",))[0], "share": FIGURE3_RUNS.get(name, ("", 100))[1],
-                     "steps": record["spec"]["steps"], "dev_score": 100 * record["metrics"]["stsb_dev_spearman"]})
+                     "steps": record["spec"]["steps"], "dev_score": dev_score(record)})
     points = pd.DataFrame(rows)
     for column in ("num_anchors", "num_positives", "projection_dim", "memory_size", "share", "steps"):
         if column in points:  # integers, also next to the untrained row's empty settings (axis labels "1", not "1.0")
@@ -262,7 +268,7 @@ def _dev_scores(records: dict[str, list[dict]], runs: list[str], all_seeds: bool
     """STS-B dev Spearman x 100 of ``runs`` (every seed, or seed 42's record only); None if any run has no record."""
     if any(not records.get(run) for run in runs):
         return None
-    return [100 * r["metrics"]["stsb_dev_spearman"] for run in runs for r in (records[run] if all_seeds else records[run][:1])]
+    return [dev_score(r) for run in runs for r in (records[run] if all_seeds else records[run][:1])]
 
 
 def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -276,16 +282,15 @@ def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
     whether the grid's points lie above or below the alternative on average, not whether every point does. A cell with
     a missing run is left out (its claims are *not run*)."""
     grid_runs = lambda a: [figure2_run(a, p, t) for p in FIGURE2["num_positives"] for t in FIGURE2["temperature"]]  # noqa: E731
-    shares = sorted({share for _, share in FIGURE3_RUNS.values()})
     cells = {
         ("Figure 2", "A = 1"): (grid_runs(1), False),
         ("Figure 2", "A = 2"): (grid_runs(2), False),
         ("Figure 2", "adjacent"): (["views_adjacent"], True),
         ("Figure 2", "subsumed"): (["views_subsumed"], True),
         ("Figure 2", "adjacent, subsumed or overlapping"): (["declutr"], True),
-        ("Figure 3", "contrastive"): ([f"contrastive_f{s}" for s in shares], False),
-        ("Figure 3", "MLM"): ([f"mlm_f{s}" for s in shares], False),
-        ("Figure 3", "both"): ([f"both_f{s}" for s in shares], False),
+        ("Figure 3", "contrastive"): ([f"contrastive_f{s}" for s in FIGURE3_SHARES], False),
+        ("Figure 3", "MLM"): ([f"mlm_f{s}" for s in FIGURE3_SHARES], False),
+        ("Figure 3", "both"): ([f"both_f{s}" for s in FIGURE3_SHARES], False),
         ("Figure S1", "no projection head"): (["declutr"], True),
         ("Figure S1", "non-linear (ReLU) projection head"): ([f"proj_mlp_{d}" for d in FIGURES1_PROJECTIONS["dim"]], False),
         ("Figure S1", "no memory bank"): (["declutr"], True),
@@ -481,11 +486,10 @@ def figure_markdown(points: pd.DataFrame) -> list[str]:
     lines += ["", "| Figure 2 (c): positive views | any (overlapping, adjacent, subsumed) | adjacent | subsumed |",
               "|---|---|---|---|", f"| A = P = 2, tau = 0.05 | {cell('declutr')} | {cell('views_adjacent')} | "
               f"{cell('views_subsumed')} |"]
-    shares = sorted({share for _, share in FIGURE3_RUNS.values()})
-    lines += ["", "| Figure 3: objective | " + " | ".join(f"{s} % of the steps" for s in shares) + " |",
-              "|---|" + "---|" * len(shares)]
-    for objective in dict.fromkeys(o for o, _ in FIGURE3_RUNS.values()):
-        lines.append(f"| {objective} | " + " | ".join(cell(f"{objective}_f{s}") for s in shares) + " |")
+    lines += ["", "| Figure 3: objective | " + " | ".join(f"{s} % of the steps" for s in FIGURE3_SHARES) + " |",
+              "|---|" + "---|" * len(FIGURE3_SHARES)]
+    for objective in FIGURE3_OBJECTIVES:
+        lines.append(f"| {objective} | " + " | ".join(cell(f"{objective}_f{s}") for s in FIGURE3_SHARES) + " |")
     dims = FIGURES1_PROJECTIONS["dim"]
     lines += ["", "| Figure S1 (a): projection head (none: " + cell("declutr") + ") | "
               + " | ".join(f"width {d}" for d in dims) + " |", "|---|" + "---|" * len(dims)]
