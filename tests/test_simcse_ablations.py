@@ -12,10 +12,13 @@ def test_every_ablation_row_names_a_run_of_the_grid_and_every_extra_run_is_in_a_
     small = ex.grid("small")
     named = {run for rows in report.ABLATIONS.values() for run in (r[2] for r in rows)}
     assert named <= set(small)
-    assert set(small) - set(ex.CORE) <= named  # no ablation run that no table reads
+    a1 = {ex.a1_run("small", mode, b, lr) for mode in ("unsup", "sup") for b in ex.A1_BATCHES["small"]
+          for lr in ex.A1_LEARNING_RATES}
+    assert set(small) - set(ex.CORE) <= named | a1  # no ablation run that no table reads
     assert set(ex.grid("small", extended=False)) == set(ex.CORE)
-    assert set(ex.SMOKE_ABLATIONS) <= named and set(ex.grid("smoke")) == set(ex.CORE) | set(ex.SMOKE_ABLATIONS)
+    assert set(ex.SMOKE_ABLATIONS) - {"a1_sup_b8_lr1e-05"} <= named and set(ex.grid("smoke")) == set(ex.CORE) | set(ex.SMOKE_ABLATIONS)
     assert all(len(small[name]) == 1 for name in set(small) - set(ex.HEADLINE))  # ablations: one seed
+    assert all(len(small[name]) == 3 for name in ex.HEADLINE)
 
 
 def test_ablation_specs_say_what_they_change():
@@ -25,7 +28,8 @@ def test_ablation_specs_say_what_they_change():
     assert small["pairs_all"][0].train_data == "snli_devtest_pairs_all"
     assert small["pairs_all"][0].objective_params["negatives"] == "none"
     assert small["sup_contradiction_neutral"][0].train_data == "snli_devtest_with_neutral"
-    assert small["sup_mlm_0"][0].final_eval == "sts,transfer" and "mlm_weight" not in small["sup_mlm_0"][0].objective_params
+    assert small["sup_mlm_0.01"][0].final_eval == "sts,transfer"
+    assert small["sup_mlm_0.01"][0].objective_params["mlm_weight"] == 0.01 and "sup_mlm_0" not in small
     assert small["unsup_cls_mlp"][0].pooler == "cls" and small["sup_no_mlp"][0].pooler == "cls_before_pooler"
     assert small["next_3_sentences_two_encoders"][0].objective_params == {
         "context": "next_3_sentences", "temperature": 0.05, "two_encoders": True}
@@ -56,6 +60,64 @@ def test_table_d2_transfer_column_is_the_mean_dev_accuracy_and_nan_when_a_task_l
     tasks = {"MR": {"devacc": 80.0, "acc": 79.0}, "CR": {"devacc": 90.0, "acc": 88.0}}
     assert report._measure(_record("x", 42, 0.5, tasks), "transfer_dev") == pytest.approx(85.0)
     assert math.isnan(report._measure(_record("x", 42, 0.5, {**tasks, "SUBJ": {"status": "not run"}}), "transfer_dev"))
-    table = report.ablation({"sup_mlm_0": [_record("m", 42, 0.86, tasks)]}, "Table D.2").set_index(["row", "column"])
-    assert table.loc[("w/o MLM", "Avg. transfer"), "reproduced"] == pytest.approx(85.0)
-    assert table.loc[("w/o MLM", "Avg. transfer"), "reported"] == 85.8
+    table = report.ablation({"sup_mlm_0.1": [_record("m", 42, 0.86, tasks)]}, "Table D.2").set_index(["row", "column"])
+    assert table.loc[("w/ MLM, lambda=0.1", "Avg. transfer"), "reproduced"] == pytest.approx(85.0)
+    assert table.loc[("w/ MLM, lambda=0.1", "Avg. transfer"), "reported"] == 86.2
+
+
+def test_table_d2_without_mlm_is_the_sup_run_scored_on_transfer_by_its_derived_record():
+    """'w/o MLM' is the sup run: its STS-B dev from the run record, its transfer tasks from a derived record; with no
+    derived record the transfer cell is left out, not NaN."""
+    sup = _record("s42", 42, 0.86)
+    alone = report.ablation({"sup": [sup]}, "Table D.2").set_index(["row", "column"])
+    assert ("w/o MLM", "STS-B") in alone.index and ("w/o MLM", "Avg. transfer") not in alone.index
+    derived = {"s42": {"result": {"transfer": {"tasks": {"MR": {"devacc": 70.0}, "CR": {"devacc": 80.0}}}}}}
+    table = report.ablation({"sup": [sup]}, "Table D.2", derived).set_index(["row", "column"])
+    assert table.loc[("w/o MLM", "Avg. transfer"), "reproduced"] == pytest.approx(75.0)
+    assert table.loc[("w/o MLM", "STS-B"), "reproduced"] == pytest.approx(86.0)
+
+
+def _claim_runs() -> set[str]:
+    """The runs behind every reproducible cell a claim of claims.yaml names."""
+    from sentemb.report.claims import _cells_of, load_claims
+
+    cell_runs = {(table, row, column): run for table, rows in report.ABLATIONS.items() for row, column, run, *_ in rows}
+    cell_runs.update({("Table 3", p if p == "fixed 0.1" else f"p={p}", "STS-B"): ex.table3_run(p)
+                      for p in [*ex.TABLE3_DROPOUTS, "fixed 0.1"]})
+    for name, (_, reported) in report.TABLE5_ROWS.items():
+        if reported:
+            cell_runs[("Table 5", reported[1], "Avg.", reported[0])] = name
+    runs = set()
+    for claim in load_claims("simcse"):
+        for cell in _cells_of(claim):
+            key = (cell["table"], cell["row"], cell["column"]) + ((cell["group"],) if "group" in cell else ())
+            if key in cell_runs:
+                runs.add(cell_runs[key])
+    return runs
+
+
+def test_every_run_a_claim_rests_on_has_the_headline_seeds():
+    """Issue 18: >= 3 seeds (small profile) for each row a claim compares, Table 3's dropout rows included; the core
+    keeps 3 seeds only for CORE_HEADLINE (the others get theirs with --extended, inside the 45-min budget)."""
+    runs = _claim_runs()
+    assert {"unsup", "sup", "dropout_0.5", "crop_0.1", "pairs_all", "sup_tau_1", "sup_mlm_0.1"} <= runs
+    assert runs <= set(ex.HEADLINE)
+    small, core = ex.grid("small"), ex.grid("small", extended=False)
+    assert all([s.seed for s in small[name]] == [42, 43, 44] for name in runs)
+    assert all(len(core[name]) == (3 if name in ex.CORE_HEADLINE else 1) for name in core)
+    assert [s.run_id for s in core["dropout_0.5"]] == [small["dropout_0.5"][0].run_id]
+
+
+def test_table_a1_search_skips_the_main_runs_points_and_follows_the_profile():
+    small, full = ex.grid("small"), ex.grid("full")
+    a1_small = sorted(n for n in small if n.startswith("a1_"))
+    assert len(a1_small) == 2 * (3 * 3 - 1) and "a1_unsup_b64_lr3e-05" not in small and "a1_sup_b64_lr5e-05" not in small
+    assert ex.a1_run("small", "unsup", 64, 3e-5) == "unsup" and ex.a1_run("small", "sup", 64, 5e-5) == "sup"
+    assert ex.a1_run("full", "sup", 64, 5e-5) == "a1_sup_b64_lr5e-05"  # full: sup trains at 512
+    spec = small["a1_sup_b16_lr1e-05"][0]
+    assert (spec.batch_size, spec.lr, spec.steps, spec.final_eval) == (16, 1e-5, 60, "stsb_dev")
+    assert full["a1_unsup_b256_lr1e-05"][0].steps == 1_000_000 // 256  # one epoch at every batch size
+    records = {"unsup": [_record("u", 42, 0.80)], "a1_unsup_b16_lr1e-05": [_record("a", 42, 0.82)]}
+    table = report.table_a1(records, "small").set_index(["mode", "batch_size", "lr"])
+    assert table.loc[("unsup", 16, 1e-5), "best"] and not table.loc[("unsup", 64, 3e-5), "best"]
+    assert table.loc[("unsup", 64, 3e-5), "reported_batch"] == 64 and table.loc[("unsup", 64, 3e-5), "reported_lr"] == 3e-5

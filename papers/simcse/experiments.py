@@ -24,7 +24,7 @@ Runs (the name is how tables and figures refer to them):
 | delete_one_word         | second view = sentence with one word deleted            | Fig. 2, Tables 1, 2 |
 
 The ablations (the small profile runs them with ``--extended`` only; smoke runs one row per table, full all),
-each a single-seed run scored on STS-B dev like Table 3:
+each scored on STS-B dev like Table 3, with seed 42, or the headline seeds where a claim compares the row:
 
 | names                                   | what                                                         | table    |
 |-----------------------------------------|--------------------------------------------------------------|----------|
@@ -34,7 +34,8 @@ each a single-seed run scored on STS-B dev like Table 3:
 | unsup_cls_mlp, unsup_no_mlp, unsup_first_last, sup_mlp_train, sup_no_mlp, sup_first_last | poolers and the MLP | Table 6 |
 | sup_alpha_<a>, sup_contradiction_neutral | hard negatives (a = 0.5, 2; "N/A" is pairs_entailment, as in the paper) | Table 7 |
 | sup_tau_<t>, sup_dot                    | temperature (t = 0.001, 0.01, 0.1, 1) and the dot product  | Table D.1 |
-| sup_mlm_<l> (l = 0, 0.01, 0.1, 1)       | auxiliary MLM, also scored on the transfer tasks' dev sets  | Table D.2 |
+| sup_mlm_<l> (l = 0.01, 0.1, 1)          | auxiliary MLM, also scored on the transfer tasks' dev sets (l = 0 is ``sup``) | Table D.2 |
+| a1_<unsup, sup>_b<batch>_lr<lr>         | batch x learning rate (``A1_BATCHES[profile]`` x 1e-5, 3e-5, 5e-5), STS-B dev | Table A.1 |
 
 Where the paper's data is not offline the ablations use the mirror's in every profile, and say so: ordered
 WikiText-2 sentences for Table 2's next-sentence rows (``wikitext2_windows``), SNLI dev+test pairs by label for
@@ -48,7 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sentemb.profiles import scale_grid
+from sentemb.profiles import get_profile, scale_grid
 from sentemb.spec import RunSpec
 
 PAPER_BACKBONE = "bert-base-uncased"
@@ -65,7 +66,11 @@ HEADLINE = ("unsup", "sup", *[f"dropout_{p:g}" for p in TABLE3_DROPOUTS if p != 
             "unsup_cls_mlp", "unsup_no_mlp", "unsup_first_last",  # Table 6
             "sup_alpha_0.5", "sup_alpha_2", "sup_contradiction_neutral",  # Table 7
             "sup_dot", "sup_tau_0.001", "sup_tau_0.01", "sup_tau_0.1", "sup_tau_1",  # Table D.1
-            "sup_mlm_0", "sup_mlm_0.1")  # Table D.2
+            "sup_mlm_0.1")  # Table D.2 ("w/o MLM" is sup itself, scored on transfer by a derived record)
+# The core rows that keep their 3 seeds without --extended; the other core rows of HEADLINE (Table 3's p = 0.01 ... 0.5,
+# delete one word) run seed 42 in the core and their further seeds with --extended: 3 seeds for all of them would
+# take the small core from ~43 to ~66 min on 2 cores (119 s per extra run), past its 45-minute budget.
+CORE_HEADLINE = ("unsup", "sup", "dropout_0", "fixed_0.1")
 
 _UNSUP = dict(profile="full", backbone=PAPER_BACKBONE, pooler="cls_before_pooler", objective="simcse_unsup",
               train_data="wiki1m_for_simcse", steps=UNSUP_STEPS, batch_size=64, lr=3e-5, max_len=32,
@@ -101,7 +106,11 @@ def paper_grid() -> dict[str, RunSpec]:
 TABLE1_FRACTIONS = (0.1, 0.2, 0.3)
 TABLE7_ALPHAS = (0.5, 2.0)
 TABLED1_TEMPERATURES = (0.001, 0.01, 0.1, 1.0)
-TABLED2_WEIGHTS = (0.0, 0.01, 0.1, 1.0)
+TABLED2_WEIGHTS = (0.01, 0.1, 1.0)  # lambda = 0 (w/o MLM) is the sup run
+# Table A.1's search (Appendix A: batch size in {64, 128, 256, 512} x learning rate in {1e-5, 3e-5, 5e-5}, on STS-B dev);
+# the small and smoke profiles search the batch sizes 2 cores allow (<= 64)
+A1_BATCHES = {"full": (64, 128, 256, 512), "small": (16, 32, 64), "smoke": (8, 16)}
+A1_LEARNING_RATES = (1e-5, 3e-5, 5e-5)
 NLI_LABELS = ("entailment", "neutral", "contradiction", "all")
 
 
@@ -154,16 +163,46 @@ def ablation_grid() -> dict[str, RunSpec]:
     runs["sup_dot"] = with_params(sup, "Table D.1, N/A (dot product)", similarity="dot")
     for weight in TABLED2_WEIGHTS:  # scored on STS-B dev and on the transfer tasks' dev sets
         runs[f"sup_mlm_{weight:g}"] = dataclasses.replace(
-            with_params(sup, f"Table D.2, {'w/o MLM' if weight == 0 else f'w/ MLM, lambda={weight:g}'}",
-                        **({"mlm_weight": weight} if weight else {})),
+            with_params(sup, f"Table D.2, w/ MLM, lambda={weight:g}", mlm_weight=weight),
             final_eval="sts,transfer", analysis_splits=("dev",))
     return runs
+
+
+def batch_lr_grid(profile: str) -> dict[str, RunSpec]:
+    """Table A.1's search: unsup. and sup. SimCSE over ``A1_BATCHES[profile]`` x ``A1_LEARNING_RATES``, one epoch
+    (the paper's; the small profile caps every run at its 60 steps, so a smaller batch sees fewer sentences), scored
+    on STS-B dev. The points that are the main runs' settings (unsup. 64 / 3e-5, sup. 64 / 5e-5 on a profile whose
+    batches stop at 64) are those runs, not repeated."""
+    base = paper_grid()
+    modes = {"unsup": (RunSpec(**_DEV_ONLY, objective_params=_UNSUP_PARAMS), 1_000_000),
+             "sup": (dataclasses.replace(base["sup"], final_eval="stsb_dev", analysis_splits=("dev",)), 3 * 275_601)}
+    runs = {}
+    for mode, (spec, sentences) in modes.items():
+        for batch in A1_BATCHES.get(profile, A1_BATCHES["full"]):
+            for lr in A1_LEARNING_RATES:
+                if _is_main_point(profile, mode, batch, lr):
+                    continue
+                runs[f"a1_{mode}_b{batch}_lr{lr:g}"] = dataclasses.replace(
+                    spec, batch_size=batch, lr=lr, steps=sentences // batch,
+                    notes=f"Table A.1 search, {mode}. SimCSE, batch {batch}, lr {lr:g}")
+    return runs
+
+
+def _is_main_point(profile: str, mode: str, batch: int, lr: float) -> bool:
+    """Whether (batch, lr) is the main ``mode`` run's own setting on ``profile`` (its batch capped by the profile)."""
+    main, cap = paper_grid()[mode], get_profile(profile).max_batch
+    return batch == (main.batch_size if cap is None else min(cap, main.batch_size)) and lr == main.lr
+
+
+def a1_run(profile: str, mode: str, batch: int, lr: float) -> str:
+    """The run of Table A.1's (mode, batch, lr) point on ``profile``: the main run where the point is its setting."""
+    return mode if _is_main_point(profile, mode, batch, lr) else f"a1_{mode}_b{batch}_lr{lr:g}"
 
 
 CORE = ("backbone_avg", "backbone_cls", "unsup", "sup", *[f"dropout_{p:g}" for p in TABLE3_DROPOUTS if p != 0.1],
         "fixed_0.1", "delete_one_word")
 SMOKE_ABLATIONS = ("synonym_replacement", "next_3_sentences_two_encoders", "pairs_neutral", "unsup_no_mlp",
-                   "sup_contradiction_neutral", "sup_dot", "sup_mlm_0.1")  # one row per table exercises its path
+                   "sup_contradiction_neutral", "sup_dot", "sup_mlm_0.1", "a1_sup_b8_lr1e-05")  # one row per table
 
 
 def table3_run(p: float | str) -> str:
@@ -175,10 +214,14 @@ def table3_run(p: float | str) -> str:
 
 def grid(profile: str, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
     """Each run name's specs on ``profile``, one per seed. The small profile runs the ``CORE`` rows unless
-    ``extended``; smoke runs the core and ``SMOKE_ABLATIONS``; full runs every row."""
-    runs = {**paper_grid(), **ablation_grid()}
+    ``extended`` (with 3 seeds for ``CORE_HEADLINE``, seed 42 for the other core rows); smoke runs the core and
+    ``SMOKE_ABLATIONS``; full runs every row."""
+    runs = {**paper_grid(), **ablation_grid(), **batch_lr_grid(profile)}
     if profile == "smoke":
         runs = {name: spec for name, spec in runs.items() if name in CORE or name in SMOKE_ABLATIONS}
     elif profile == "small" and not extended:
         runs = {name: spec for name, spec in runs.items() if name in CORE}
-    return scale_grid(runs, profile, [name for name in HEADLINE if name in runs])
+    scaled = scale_grid(runs, profile, [name for name in HEADLINE if name in runs])
+    if profile == "small" and not extended:
+        scaled = {name: specs if name in CORE_HEADLINE else specs[:1] for name, specs in scaled.items()}
+    return scaled

@@ -11,15 +11,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from papers.simcse.experiments import TABLE3_DROPOUTS, grid, table3_run
+from papers.simcse import analyses
+from papers.simcse.experiments import A1_BATCHES, A1_LEARNING_RATES, TABLE3_DROPOUTS, a1_run, grid, table3_run
 from sentemb import settings
 from sentemb.atomic import atomic_write
-from sentemb.plots import geometry, style
+from sentemb.plots import geometry, search_grid, style
 from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
 from sentemb.report.grid_records import collect_records
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
 from sentemb.report.views import not_run_rows, wide_cells
+from sentemb.runs.execute import NotRun
 
 PAPER = "simcse"
 # run name -> (our row label, the reported (group, row) it reproduces, or None when the paper has no such row)
@@ -32,33 +34,41 @@ TABLE5_ROWS = {
 # Every table and figure of the paper (papers/simcse/reported/index.csv): what this archive does with it.
 COVERAGE = {
     "Figure 1": ("not applicable", "a diagram of the method, no numbers"),
-    "Table 1": ("partly (extended rows)", "results/simcse/<profile>/table1.csv holds the rows with records; the "
-                "other augmentations run with --extended; MLM 15% needs a pretrained masked LM, not offline"),
-    "Table 2": ("partly (extended rows)", "results/simcse/<profile>/table2.csv; next-sentence rows on WikiText-2 sentence "
-                "windows, two-encoder rows with --extended"),
-    "Table 3": ("reproduced", "results/simcse/<profile>/table3.csv"),
+    "Table 1": ("partly (extended rows)", "results/simcse/<profile>/table1.csv: 9 of 10 augmentations (--extended), 3 "
+                "seeds for the rows the claims compare; MLM 15% needs a pretrained masked LM, not offline"),
+    "Table 2": ("reproduced (extended rows)", "results/simcse/<profile>/table2.csv: all 8 cells; next-sentence rows on "
+                "consecutive WikiText-2 sentences for ordered Wikipedia text"),
+    "Table 3": ("reproduced", "results/simcse/<profile>/table3.csv; p = 0.01 ... 0.5 get their 2nd and 3rd seeds with "
+                "--extended"),
     "Figure 2": ("reproduced", "figures/simcse/<profile>/figure2_align_uniform_training.*"),
-    "Table 4": ("partly (extended rows)", "results/simcse/<profile>/table4.csv, 'full' column: SNLI dev+test pairs by "
-                "label (--extended) for SNLI+MNLI; QQP, Flickr30k, ParaNMT, ANLI and the 'sample' column are not offline"),
+    "Table 4": ("partly (extended rows)", "results/simcse/<profile>/table4.csv, 'full' column: the NLI rows on SNLI "
+                "dev+test pairs by label (~6.5k each, 19.7k for all); QQP, Flickr30k, ParaNMT, ANLI and the 'sample' "
+                "column's 134k-pair subsets are not offline"),
     "Table 5": ("partly", "the SimCSE rows on the small profile's backbone; the other papers' models are not offline"),
-    "Table 6": ("partly (extended rows)", "results/simcse/<profile>/table6.csv; the other poolers run with --extended"),
-    "Table 7": ("partly (extended rows)", "results/simcse/<profile>/table7.csv; alpha 0.5/2 and contradiction + neutral "
-                "(SNLI dev+test quads) run with --extended"),
-    "Figure 3": ("partly", "backbone, unsup. and sup. SimCSE; the paper's other models are not offline"),
-    "Table 8": ("not run", "retrieval over Flickr30k: the dataset is not offline"),
-    "Table A.1": ("not applicable", "hyperparameters: used by papers/simcse/experiments.py"),
+    "Table 6": ("reproduced (extended rows)", "results/simcse/<profile>/table6.csv: all 8 cells"),
+    "Table 7": ("reproduced (extended rows)", "results/simcse/<profile>/table7.csv: all 5 rows; contradiction + neutral "
+                "on SNLI dev+test quads"),
+    "Figure 3": ("partly", "backbone, its whitening (NLI), unsup. and sup. SimCSE; the paper's other models (BERT-flow, "
+                 "SBERT, Next3Sent...) are not offline"),
+    "Table 8": ("partly", "results/simcse/<profile>/table8.csv: top-3 of the paper's two queries and 3 more over the "
+                "SNLI dev+test premises (Flickr30k captions; the paper searches 150k Flickr30k sentences, not offline), "
+                "the backbone in SBERT's column"),
+    "Table A.1": ("partly (extended rows)", "results/simcse/<profile>/tablea1.csv, figures/simcse/<profile>/tableA1_batch_lr.*: "
+                  "the search at the batch sizes 2 cores allow (16, 32, 64; the paper's 64-512) x lr 1e-5, 3e-5, 5e-5"),
     "Table B.1": ("not applicable", "the protocols of other papers: implemented in sentemb/evaluate/sts.py"),
-    "Table B.2": ("not run", "re-evaluates other papers' released checkpoints, which are not offline"),
-    "Table B.3": ("partly", "the 'wmean' aggregation of the SimCSE rows is in table5.csv"),
-    "Table C.1": ("not run", "post-processing (BERT-flow, whitening) is not in the grid"),
-    "Table D.1": ("partly (extended rows)", "results/simcse/<profile>/tabled1.csv; the other temperatures and the dot "
-                  "product run with --extended"),
-    "Table D.2": ("not run (extended rows)", "results/simcse/<profile>/tabled2.csv once run with --extended (lambda 0 ... 1, "
-                  "STS-B dev and transfer dev; a fresh MLM head tied to the input embeddings)"),
-    "Table E.1": ("not run", "the SentEval transfer evaluator exists (final_eval 'sts,transfer') but the grid does "
-                  "not ask for it yet"),
-    "Figure F.1": ("reproduced", "figures/simcse/<profile>/figureF1_singular_values.*"),
-    "Figure G.1": ("reproduced", "figures/simcse/<profile>/figureG1_cosine_by_rating.*"),
+    "Table B.2": ("partly", "results/simcse/<profile>/protocols.csv: the archive's models under 'all', 'mean' and "
+                  "'wmean', the backbone next to the paper's SBERT; BERT-whitening of BERT-base is not offline"),
+    "Table B.3": ("partly", "results/simcse/<profile>/protocols.csv ('wmean'): the backbone, its whitenings, unsup. and "
+                  "sup. SimCSE; BERT-base, flow rows not offline"),
+    "Table C.1": ("partly", "results/simcse/<profile>/tablec1.csv: the backbone (a sentence-transformers model, so the "
+                  "SBERT rows) whitened on NLI vs on the target STS sentences; BERT-flow is not run (no flow model)"),
+    "Table D.1": ("reproduced (extended rows)", "results/simcse/<profile>/tabled1.csv: all 6 rows"),
+    "Table D.2": ("reproduced (extended rows)", "results/simcse/<profile>/tabled2.csv: lambda 0 (the sup run), 0.01, "
+                  "0.1, 1 on STS-B dev and transfer dev (fasttest); a fresh MLM head tied to the input embeddings"),
+    "Table E.1": ("partly (extended rows)", "results/simcse/<profile>/tablee1.csv: backbone, unsup., sup. and sup. w/ "
+                  "MLM (fasttest on the small profile); the other papers' models and unsup. w/ MLM are not run"),
+    "Figure F.1": ("reproduced", "figures/simcse/<profile>/figureF1_singular_values.* (with the whitened backbone)"),
+    "Figure G.1": ("reproduced", "figures/simcse/<profile>/figureG1_cosine_by_rating.* (with the whitened backbone)"),
     "Text": ("not applicable", "hyperparameters from the running text: used by the grid"),
 }
 NOT_RUN_BUDGET = "not run: an ablation outside the small profile's budget (./run_all.sh --paper simcse --extended)"
@@ -94,9 +104,9 @@ ABLATIONS = {
     "Table D.1": [("N/A (dot product)", "STS-B", "sup_dot"), ("tau=0.001", "STS-B", "sup_tau_0.001"),
                   ("tau=0.01", "STS-B", "sup_tau_0.01"), ("tau=0.05", "STS-B", "sup"), ("tau=0.1", "STS-B", "sup_tau_0.1"),
                   ("tau=1", "STS-B", "sup_tau_1")],
-    "Table D.2": [(row, column, f"sup_mlm_{weight:g}", measure)
-                  for weight, row in ((0, "w/o MLM"), (0.01, "w/ MLM, lambda=0.01"), (0.1, "w/ MLM, lambda=0.1"),
-                                      (1, "w/ MLM, lambda=1"))
+    "Table D.2": [(row, column, name, measure)
+                  for name, row in (("sup", "w/o MLM"), ("sup_mlm_0.01", "w/ MLM, lambda=0.01"),
+                                    ("sup_mlm_0.1", "w/ MLM, lambda=0.1"), ("sup_mlm_1", "w/ MLM, lambda=1"))
                   for column, measure in (("STS-B", "stsb_dev"), ("Avg. transfer", "transfer_dev"))],
 }
 ABLATION_DATA = {  # what each ablation table's substitutes are, beyond the small profile's backbone and steps
@@ -104,7 +114,8 @@ ABLATION_DATA = {  # what each ablation table's substitutes are, beyond the smal
     "Table 4": "SNLI dev+test pairs by label (~6.5k each, 19.7k for 'all') for SNLI+MNLI train (314k, 942k); 'full' "
                "is the paper's column name, not the data size here",
     "Table 7": "contradiction + neutral: SNLI dev+test quads (5,189)",
-    "Table D.2": "a fresh MLM head tied to the input embeddings (MiniLM has none); transfer dev: SentEval fasttest",
+    "Table D.2": "a fresh MLM head tied to the input embeddings (MiniLM has none); transfer dev: SentEval fasttest; "
+                 "'w/o MLM' is the sup run, its transfer scores from a derived record",
 }
 FIGURE_LABELS = {"backbone_avg": "backbone (avg.)", "backbone_cls": "backbone ([CLS])",
                  "unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}
@@ -136,23 +147,38 @@ def ablation_view(table: pd.DataFrame) -> pd.DataFrame:
     return wide_cells(table, aggregation=("",))
 
 
-def _measure(record: dict, measure: str) -> float:
+def _transfer_tasks(record: dict, transfer: dict[str, dict]) -> dict:
+    """The record's own transfer results (``final_eval`` with "transfer"), else its derived ``transfer`` record's,
+    else none."""
+    own = record["metrics"].get("transfer")
+    derived_record = transfer.get(record["run_id"])
+    if own is None and derived_record is not None:
+        own = derived_record["result"]["transfer"]
+    return (own or {}).get("tasks", {})
+
+
+def _measure(record: dict, measure: str, transfer: dict[str, dict] | None = None) -> float:
     if measure == "stsb_dev":
         return 100 * record["metrics"]["stsb_dev_spearman"]
-    tasks = record["metrics"].get("transfer", {}).get("tasks", {})
+    tasks = _transfer_tasks(record, transfer or {})
     accuracies = [t["devacc"] for t in tasks.values() if "devacc" in t]
     return sum(accuracies) / len(accuracies) if accuracies and len(accuracies) == len(tasks) else float("nan")
 
 
-def ablation(records: dict[str, list[dict]], table: str) -> pd.DataFrame:
-    """One of ``ABLATIONS`` from the records that exist (every seed), next to the paper's dev numbers."""
+def ablation(records: dict[str, list[dict]], table: str, transfer: dict[str, dict] | None = None) -> pd.DataFrame:
+    """One of ``ABLATIONS`` from the records that exist (every seed), next to the paper's dev numbers. ``transfer``:
+    run id -> derived transfer record, for the runs whose own evaluation has no transfer tasks (a cell without
+    transfer results is left out)."""
     rows = []
     for row, column, name, *measure in ABLATIONS[table]:
         kind = measure[0] if measure else "stsb_dev"
         for record in records.get(name, []):
+            value = _measure(record, kind, transfer)
+            if value != value:  # NaN: no transfer results for this run (yet)
+                continue
             rows.append({"paper": PAPER, "table": table, "row": row, "run": name, "reported_group": "",
                          "reported_row": row, "column": column, "split": "dev", "aggregation": "",
-                         "metric": "spearman" if kind == "stsb_dev" else "accuracy", "value": _measure(record, kind),
+                         "metric": "spearman" if kind == "stsb_dev" else "accuracy", "value": value,
                          **_best_steps(record), **trace(record)})
     if not rows:
         return pd.DataFrame()
@@ -236,10 +262,17 @@ def _caption(profile: str, records: dict[str, list[dict]], names) -> str:
     return f"profile {profile}; backbone {first['spec']['backbone']}; seed {first['spec']['seed']} runs: {runs}"
 
 
-def figures(records: dict[str, list[dict]], profile: str) -> list[Path]:
-    """The paper's figures from each model's first seed (42, the official seed); the tables hold every seed."""
+WHITENED_LABEL = "backbone (avg.) + whitening (NLI)"
+
+
+def figures(records: dict[str, list[dict]], profile: str, derived_records: dict | None = None) -> list[Path]:
+    """The paper's figures from each model's first seed (42, the official seed); the tables hold every seed.
+    Figures 3, F.1 and G.1 gain the backbone whitened on NLI sentences (the paper's BERT-whitening point) when its
+    derived records exist."""
     _, folder = output_dirs(profile)
     first = {name: runs[0] for name, runs in records.items() if runs}
+    derived_records = derived_records or {}
+    geometry_white, sts_white = derived_records.get("whitened geometry"), derived_records.get("whitening NLI")
     paths = []
     fig2 = {"unsup. SimCSE": "unsup", "no dropout": "dropout_0", "fixed 0.1": "fixed_0.1",
             "delete one word": "delete_one_word"}
@@ -249,33 +282,269 @@ def figures(records: dict[str, list[dict]], profile: str) -> list[Path]:
     points = {FIGURE_LABELS[n]: {"alignment": first[n]["analysis"]["alignment"],
                                  "uniformity": first[n]["analysis"]["uniformity"],
                                  "avg_sts": first[n]["metrics"]["summary"]["Avg."]} for n in TABLE5_ROWS}
+    if geometry_white and sts_white:
+        points[WHITENED_LABEL] = {"alignment": geometry_white["result"]["alignment"],
+                                  "uniformity": geometry_white["result"]["uniformity"],
+                                  "avg_sts": sts_white["result"]["summary"]["Avg."]}
     fig = geometry.align_uniform_points(points, "Figure 3: alignment/uniformity of models")
-    paths += style.save(fig, folder, "figure3_align_uniform_models", _caption(profile, records, TABLE5_ROWS))
+    white = (f"; {WHITENED_LABEL}: derived records {sts_white['derived_id']}, {geometry_white['derived_id']}"
+             if geometry_white and sts_white else "")
+    paths += style.save(fig, folder, "figure3_align_uniform_models", _caption(profile, records, TABLE5_ROWS) + white)
     spectra = {FIGURE_LABELS[n]: first[n]["analysis"]["singular_values"] for n in TABLE5_ROWS}
+    if geometry_white:
+        spectra[WHITENED_LABEL] = geometry_white["result"]["singular_values"]
     fig = geometry.singular_spectra(spectra, "Figure F.1: singular values of STS-B embeddings")
-    paths += style.save(fig, folder, "figureF1_singular_values", _caption(profile, records, TABLE5_ROWS))
+    paths += style.save(fig, folder, "figureF1_singular_values", _caption(profile, records, TABLE5_ROWS) + white)
     dens = {FIGURE_LABELS[n]: first[n]["analysis"] for n in ("backbone_avg", "unsup", "sup")}
+    if geometry_white:
+        dens[WHITENED_LABEL] = geometry_white["result"]
     fig = geometry.cosine_densities(dens, "Figure G.1: cosine similarity by gold rating (STS-B)")
     paths += style.save(fig, folder, "figureG1_cosine_by_rating",
-                        _caption(profile, records, ("backbone_avg", "unsup", "sup")))
+                        _caption(profile, records, ("backbone_avg", "unsup", "sup")) + white)
+    a1 = table_a1(records, profile)
+    if not a1.empty:
+        a1 = a1.assign(mode=a1["mode"].map({"unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}))
+        fig = search_grid.score_heatmaps(a1, "mode", "batch_size", "lr", "stsb_dev",
+                                         "Table A.1: batch size x learning rate (STS-B dev)", "STS-B dev Spearman x 100")
+        paths += style.save(fig, folder, "tableA1_batch_lr", f"profile {profile}; one seed per point (42), the main "
+                            "runs' points their seeds' mean; red: the best point per mode; runs in tablea1.csv")
     return paths
+
+
+# Derived analyses (papers/simcse/analyses.py): which runs, and which reported rows they are compared with.
+E1_ROWS = {  # run -> (our row label, reported (group, row) or None); test accuracy of the 7 transfer tasks
+    "backbone_avg": ("backbone, avg.", None),
+    "backbone_cls": ("backbone, [CLS]", None),
+    "unsup": ("unsup. SimCSE", ("Unsupervised models", "SimCSE-BERT-base")),
+    "sup": ("sup. SimCSE", ("Supervised models", "SimCSE-BERT-base")),
+    "sup_mlm_0.1": ("sup. SimCSE w/ MLM (lambda 0.1)", ("Supervised models", "SimCSE-BERT-base w/ MLM")),
+}
+E1_COLUMNS = {"MR": "MR", "CR": "CR", "SUBJ": "SUBJ", "MPQA": "MPQA", "SST2": "SST", "TREC": "TREC", "MRPC": "MRPC"}
+# Table C.1 / B.3: the backbone is a sentence-transformers model (SBERT-like), so its whitened rows are compared
+# with the paper's SBERT-whitening rows; BERT-flow / SBERT-flow are not run (no flow model offline or implemented)
+WHITENING_FITS = ("NLI", "target")
+C1_ROWS = {fit: (f"backbone, avg. + whitening ({fit})", f"SBERT-whitening ({fit})") for fit in WHITENING_FITS}
+B3_ROWS = {  # (run or whitening fit) -> (our row label, reported group, reported row)
+    "backbone_avg": ("backbone, avg.", "SBERT-base", "SBERT-base (first-last avg.)"),
+    "whitening NLI": ("backbone, avg. + whitening (NLI)", "SBERT-base", "+ whitening (NLI)"),
+    "whitening target": ("backbone, avg. + whitening (target)", "SBERT-base", "+ whitening (target)"),
+    "unsup": ("unsup. SimCSE", "BERT-base", "Unsup. SimCSE-BERT-base"),
+    "sup": ("sup. SimCSE", "SBERT-base", "Sup. SimCSE-BERT-base"),
+}
+B2_ROWS = {"all": "SBERT (all)", "wmean": "SBERT (wmean)"}  # the backbone (avg.) under two aggregations
+TABLE8_MODELS = {"backbone_avg": "SBERT-base", "sup": "Supervised SimCSE-BERT-base"}  # ours -> the paper's column
+
+
+def nli_corpus(profile: str) -> str:
+    """The NLI sentences the profile's supervised SimCSE trains on (fit corpus of the NLI whitening, Table 8's
+    premises)."""
+    spec = grid(profile)["sup"][0]
+    return "synthetic" if spec.synthetic_data else spec.train_data
+
+
+def _or_missing(compute):
+    try:
+        return compute()
+    except NotRun:
+        return None
+
+
+def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = True,
+            extended: bool = False) -> dict[str, dict]:
+    """The derived records the tables and figures read, computed when missing and ``run_missing``: the backbone's
+    whitenings, its whitened geometry and Table 8's retrievals always; the transfer tasks of Table E.1's runs (about
+    5 min of encoding and classifiers per model on 2 cores) only with ``extended`` on the small profile, otherwise
+    loaded when they exist. Keys: ``whitening NLI``, ``whitening target``, ``whitened geometry``,
+    ``retrieval <run>``, and ``transfer`` (run id -> record)."""
+    nli = nli_corpus(profile)
+    backbone = records["backbone_avg"][0]
+    out: dict = {f"whitening {fit}": _or_missing(lambda fit=fit: analyses.whitening(backbone, fit, nli, run_missing))
+                 for fit in WHITENING_FITS}
+    out["whitened geometry"] = _or_missing(lambda: analyses.whitened_geometry(backbone, nli, run_missing))
+    for name in TABLE8_MODELS:
+        if records.get(name):
+            out[f"retrieval {name}"] = _or_missing(lambda name=name: analyses.retrieval(records[name][0], nli, run_missing))
+    run_transfer = run_missing and (extended or profile != "small")
+    out["transfer"] = {}
+    for name in E1_ROWS:
+        for record in records.get(name, []):
+            if record["metrics"].get("transfer") is None:
+                found = _or_missing(lambda record=record: analyses.transfer(record, run_transfer))
+                if found is not None:
+                    out["transfer"][record["run_id"]] = found
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFrame:
+    """Table E.1: test accuracy of the 7 transfer tasks (SentEval; fasttest on the small profile) and their mean."""
+    rows = []
+    for name, (label, reported) in E1_ROWS.items():
+        group, row = reported if reported else ("", "")
+        keys = {"paper": PAPER, "table": "Table E.1", "row": label, "run": name, "reported_group": group,
+                "reported_row": row, "split": "test", "aggregation": "", "metric": "accuracy"}
+        for record in records.get(name, []):
+            tasks = _transfer_tasks(record, derived_records.get("transfer", {}))
+            accuracies = {column: tasks[task]["acc"] for task, column in E1_COLUMNS.items()
+                          if tasks.get(task, {}).get("acc") is not None}
+            if len(accuracies) < len(E1_COLUMNS):
+                continue
+            for column, value in {**accuracies, "Avg.": sum(accuracies.values()) / len(accuracies)}.items():
+                rows.append({**keys, "column": column, "value": float(value), **trace(record)})
+    if not rows:
+        return pd.DataFrame()
+    return join(aggregate_seeds(pd.DataFrame(rows)), load_reported(PAPER, "tableE1"))
+
+
+def _whitened_as_record(d: dict, run: dict) -> dict:
+    """A whitened STS derived record in the shape :func:`sts_rows` and :func:`trace` read (traced to the derived
+    record's id, provenance and time; the backbone and seed are its run's)."""
+    return {"metrics": {"tasks": d["result"]["tasks"]}, "profile": run["profile"], "spec": run["spec"],
+            "run_id": d["derived_id"], "provenance": d["provenance"], "timing": d["timing"]}
+
+
+def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: str,
+               aggregations: tuple[str, ...] = ("all", "")) -> pd.DataFrame:
+    """rows: (run name, our label, reported group, reported row, records); the STS cells under ``aggregations``."""
+    per_seed = []
+    for name, label, group, reported_row, recs in rows:
+        keys = {"paper": PAPER, "table": table, "row": label, "run": name, "reported_group": group,
+                "reported_row": reported_row}
+        for record in recs:
+            per_seed += [r for r in sts_rows(record, keys) if r["aggregation"] in aggregations]
+    if not per_seed:
+        return pd.DataFrame()
+    return join(aggregate_seeds(pd.DataFrame(per_seed)), load_reported(PAPER, reported))
+
+
+def table_c1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFrame:
+    """Table C.1: the backbone (avg.) whitened on NLI sentences vs on the target STS sentences ("all")."""
+    backbone = records["backbone_avg"][0]
+    rows = [("backbone_avg", "backbone, avg.", "", "", [backbone])]
+    for fit, (label, reported_row) in C1_ROWS.items():
+        d = derived_records.get(f"whitening {fit}")
+        if d is not None:
+            rows.append(("backbone_avg", label, "", reported_row, [_whitened_as_record(d, backbone)]))
+    return _sts_table("Table C.1", rows, "tableC1")
+
+
+def _sts_under(record: dict, keys: dict, aggregation: str) -> list[dict]:
+    """The 7 STS cells of ``record`` with STS12-16 aggregated by ``aggregation``, and their mean ("Avg.")."""
+    cells = [r for r in sts_rows(record, keys) if r["aggregation"] in (aggregation, "") and r["column"] != "Avg."]
+    average = {**cells[-1], "column": "Avg.", "aggregation": "", "value": sum(r["value"] for r in cells) / len(cells)}
+    return cells + [average]
+
+
+def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFrame:
+    """Tables B.2 and B.3: the archive's models under the three aggregations of STS12-16 ("all", "mean", "wmean";
+    STS-B and SICK-R have one split, the same under each), each mean over its 7 tasks. B.2's rows are next to the
+    paper's SBERT (the backbone, "all" and "wmean"); B.3 ("wmean") next to its rows of the same kind."""
+    backbone = records["backbone_avg"][0]
+    models = []
+    for key, (label, group, row) in B3_ROWS.items():
+        if key.startswith("whitening"):
+            d = derived_records.get(key)
+            models.append((key, "backbone_avg", label, [_whitened_as_record(d, backbone)] if d else [], group, row))
+        else:
+            models.append((key, key, label, records.get(key, []), group, row))
+    per_seed = []
+    for table, aggregations in (("Table B.2", ("all", "mean", "wmean")), ("Table B.3", ("wmean",))):
+        for aggregation in aggregations:
+            for key, name, label, recs, group, row in models:
+                if table == "Table B.2":
+                    group, row = "", B2_ROWS.get(aggregation, "") if key == "backbone_avg" else ""
+                keys = {"paper": PAPER, "table": table, "row": f"{label} ({aggregation})", "run": name,
+                        "reported_group": group, "reported_row": row}
+                per_seed += [{**r, "protocol": aggregation} for record in recs for r in _sts_under(record, keys, aggregation)]
+    if not per_seed:
+        return pd.DataFrame()
+    cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("protocol",))
+    cells["protocol"] = cells["protocol"].str.split(";").str[0]
+    reported = pd.concat([load_reported(PAPER, "tableB2"), load_reported(PAPER, "tableB3")], ignore_index=True)
+    return join(cells, reported)
+
+
+def table8(derived_records: dict) -> pd.DataFrame:
+    """Table 8: each query's top-3 premises for the backbone (the paper's SBERT column) and sup. SimCSE."""
+    rows = []
+    for name, column in TABLE8_MODELS.items():
+        d = derived_records.get(f"retrieval {name}")
+        if d is None:
+            continue
+        for query in d["result"]["queries"]:
+            for hit in query["hits"]:
+                rows.append({"query": query["query"], "rank": hit["rank"], "model": name, "paper_column": column,
+                             "sentence": hit["sentence"], "cosine": round(hit["cosine"], 4),
+                             "corpus": d["result"]["corpus"], "n_corpus": d["result"]["n_corpus"],
+                             "derived_id": d["derived_id"], "run_id": d["run_id"]})
+    return pd.DataFrame(rows)
+
+
+def table8_view(table: pd.DataFrame) -> pd.DataFrame:
+    """Reader's view of Table 8: per query and rank, each model's sentence, next to the paper's where it prints one."""
+    if table.empty:
+        return table
+    view = table.pivot_table(index=["query", "rank"], columns="model", values="sentence", aggfunc="first")
+    reported = load_reported(PAPER, "table8.text")
+    reported["query"] = reported["group"].str.removeprefix("Query: ")
+    reported["rank"] = reported["row"].str.removeprefix("#").astype(int)
+    for column in TABLE8_MODELS.values():
+        paper = reported[reported["column"] == column].set_index(["query", "rank"])["text"]
+        view[f"paper: {column}"] = [paper.get(key, "") for key in view.index]
+    return view.reset_index()
+
+
+def table_a1(records: dict[str, list[dict]], profile: str) -> pd.DataFrame:
+    """Table A.1's search: STS-B dev Spearman x 100 of each (mode, batch, lr) point (seed 42, or the main run's
+    seeds), and which point is best per mode; the paper's choice (BERT-base) in ``reported_batch``/``reported_lr``."""
+    reported = load_reported(PAPER, "tableA1")
+    rows = []
+    for mode, group in (("unsup", "Unsupervised"), ("sup", "Supervised")):
+        paper_row = "bert-base-uncased" if mode == "unsup" else "base"
+        chosen = reported[(reported["group"] == group) & (reported["row"] == paper_row)].set_index("column")["value"]
+        for batch in A1_BATCHES.get(profile, A1_BATCHES["full"]):
+            for lr in A1_LEARNING_RATES:
+                name = a1_run(profile, mode, batch, lr)
+                values = [100 * r["metrics"]["stsb_dev_spearman"] for r in records.get(name, [])]
+                if not values:
+                    continue
+                rows.append({"paper": PAPER, "table": "Table A.1", "mode": mode, "batch_size": batch, "lr": lr,
+                             "run": name, "stsb_dev": sum(values) / len(values), "n": len(values),
+                             "run_ids": ";".join(r["run_id"] for r in records[name]),
+                             "reported_batch": float(chosen["Batch size"]), "reported_lr": float(chosen["Learning rate"])})
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        best = frame.groupby("mode")["stsb_dev"].transform(lambda v: v == v.max())
+        frame["best"] = best.astype(bool)
+    return frame
 
 
 def claims(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """The paper's claims (claims.yaml) on the reproduced numbers, with the seeds' statistics:
     holds / fails / inconclusive / not run (the test is documented in ``sentemb.report.claims``)."""
-    reproduced = pd.concat([from_reproduced(tables["table5"]), from_reproduced(tables["table3"])], ignore_index=True)
+    cell_tables = ["table5", "table3", *[_stem(t) for t in ABLATIONS]]
+    reproduced = pd.concat([from_reproduced(tables[t]) for t in cell_tables if t in tables], ignore_index=True)
     return evaluate_all(PAPER, reproduced)
 
 
-def write_tables(records: dict[str, list[dict]], profile: str) -> dict[str, pd.DataFrame]:
+def _stem(table: str) -> str:
+    """The CSV stem of a table name ('Table D.2' -> 'tabled2')."""
+    return table.lower().replace(" ", "").replace(".", "")
+
+
+def write_tables(records: dict[str, list[dict]], profile: str,
+                 derived_records: dict | None = None) -> dict[str, pd.DataFrame]:
     folder, _ = output_dirs(profile)
     folder.mkdir(parents=True, exist_ok=True)
+    derived_records = derived_records or {}
     tables = {"table5": table5(records), "table3": table3(records), "dev_curves": dev_curves(records)}
     for table in ABLATIONS:
-        frame = ablation(records, table)
+        frame = ablation(records, table, derived_records.get("transfer"))
         if not frame.empty:  # an ablation table is written once some of its runs have records
-            tables[table.lower().replace(" ", "").replace(".", "")] = frame
+            tables[_stem(table)] = frame
+    extra = {"tablee1": table_e1(records, derived_records), "tablec1": table_c1(records, derived_records),
+             "protocols": protocols(records, derived_records), "table8": table8(derived_records),
+             "tablea1": table_a1(records, profile)}
+    tables.update({stem: frame for stem, frame in extra.items() if not frame.empty})
     tables["levelling"] = levelling(tables["dev_curves"])
     tables["claims"] = claims(tables)
     for stem, frame in tables.items():

@@ -21,7 +21,6 @@ from sentemb import settings
 from sentemb.analysis.rank_bottleneck import cross_correlation_rank
 from sentemb.analysis.retrieval import top_k
 from sentemb.data.corpora import load_nli_triples, load_rows
-from sentemb.evaluate.post_processed import sample_sentences, sts_whitened
 from sentemb.plots import geometry, style
 from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
 from sentemb.report.grid_records import collect_records
@@ -31,6 +30,7 @@ from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows,
 from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
 from sentemb.runs.derived import ensure_derived
 from sentemb.runs.execute import ensure
+from sentemb.runs.whitening_records import whitened_sts
 
 PAPER = "simcse_pp"
 NOT_RUN_BUDGET = "not run: outside the small profile's 25-min budget (./run_all.sh --paper simcse_pp --extended)"
@@ -60,7 +60,6 @@ TABLE2_ROWS = {"simcse": "SimCSE-BERT-base", "bt": "+BarlowTwins (D=768)",
                **{f"bt_pad_{m}": f"+{m} artificial z" for m in TABLE2_PADDING}}
 TABLE5_LABEL = {"m": "m", "lambda": "lambda", "tau_dcl": "tau_DCL"}
 WIKI1M_SENTENCES = 1_000_000
-N_WHITENING_FIT = 10_000  # sentences the whitening is fitted on (a seeded sample of the corpus)
 N_RANK_BATCH = 64  # §4.2: "a batch of 64 sentences"
 TABLE7_RANDOM_QUERIES = 3
 
@@ -112,12 +111,7 @@ def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = Tr
     out = {}
 
     def whitening(record, corpus):
-        def compute(encoder, spec):
-            fit = sample_sentences(load_rows("sentences", corpus), N_WHITENING_FIT)
-            return sts_whitened(encoder, fit, {"run_id": spec.run_id, "precision": "fp32"},
-                                synthetic=spec.synthetic_data)
-        return ensure_derived(record, "whitening", {"fit_corpus": corpus, "n_fit": N_WHITENING_FIT}, compute,
-                              run_missing=run_missing)
+        return whitened_sts(record, corpus, lambda spec: load_rows("sentences", corpus), run_missing)
 
     out["backbone_whitening_wiki"] = whitening(records["backbone_avg"][0], wiki)
     out["backbone_whitening_nli"] = whitening(records["backbone_avg"][0], nli)
