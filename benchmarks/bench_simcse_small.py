@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_simcse_small.py              # steps fp32 vs bf16, encoding, 7-task STS
     .venv/bin/python benchmarks/bench_simcse_small.py --records    # + per-run seconds of the committed records
     .venv/bin/python benchmarks/bench_simcse_small.py --grid       # + the whole small grid, cold and cached
+    SENTEMB_CACHE=$(mktemp -d) .venv/bin/python benchmarks/bench_simcse_small.py --from-scratch [--keep DIR]
 
 - Training steps: SimCSE unsup. (batch 64 x 2 views) and sup. (64 x 3) steps of all-MiniLM-L6-v2 through the
   archive's objectives, fp32 and bf16 autocast interleaved in one process (so drift hits both alike).
@@ -12,6 +13,9 @@
   forward/backward/optimizer, final evaluation, and the totals.
 - ``--grid``: the whole small SimCSE grid into a temporary results/cache directory (the committed records are
   not touched), cold and then cached.
+- ``--from-scratch``: the issue's budget as one command, ``./run_all.sh --paper simcse`` (core rows, derived records,
+  notebook) from an empty temporary store, then cached (``benchmark_io.from_scratch``; with an empty ``SENTEMB_CACHE``
+  nothing comes from an earlier run's checkpoints or embeddings); ``--keep DIR`` copies the store's records there.
 Prints a JSON summary (also written with --output).
 """
 
@@ -28,7 +32,7 @@ from pathlib import Path
 
 import torch
 
-from benchmark_io import emit, machine, require_mirror
+from benchmark_io import emit, from_scratch, machine, require_mirror
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -134,10 +138,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", action="store_true", help="per-run seconds of the committed small records")
     parser.add_argument("--grid", action="store_true", help="also time the whole small SimCSE grid (~30 min)")
+    parser.add_argument("--from-scratch", action="store_true",
+                        help="time ./run_all.sh --paper simcse from an empty store (the 45-min budget), then cached")
+    parser.add_argument("--keep", default=None, help="with --from-scratch: copy the temporary store's records here")
     parser.add_argument("--steps", type=int, default=4, help="timed training steps per precision and objective")
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
     require_mirror()
+    if args.from_scratch:  # nothing else in the process: the measurement is the command alone
+        emit({**machine(), **from_scratch("simcse", keep=args.keep)}, args.output)
+        return
     torch.set_num_threads(os.cpu_count() or 1)
     summary = {**machine(), "training_steps": training_steps(args.steps), "encoding_stsb_dev": encoding(),
                "sts_7_tasks": sts_evaluation()}

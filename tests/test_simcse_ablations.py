@@ -121,3 +121,66 @@ def test_table_a1_search_skips_the_main_runs_points_and_follows_the_profile():
     table = report.table_a1(records, "small").set_index(["mode", "batch_size", "lr"])
     assert table.loc[("unsup", 16, 1e-5), "best"] and not table.loc[("unsup", 64, 3e-5), "best"]
     assert table.loc[("unsup", 64, 3e-5), "reported_batch"] == 64 and table.loc[("unsup", 64, 3e-5), "reported_lr"] == 3e-5
+
+
+def _sts_metrics(base: float) -> dict:
+    """Record metrics of the 7 STS tasks: STS12-16 with all/mean/wmean aggregates, STS-B and SICK-R test."""
+    tasks = {t: {"aggregate": {"spearman": {"all": base, "mean": base - 0.01, "wmean": base + 0.01}}}
+             for t in ("STS12", "STS13", "STS14", "STS15", "STS16")}
+    tasks.update({t: {"splits": {"test": {"spearman": base}}} for t in ("STSBenchmark", "SICKRelatedness")})
+    return {"tasks": tasks, "stsb_dev_spearman": base, "summary": {"Avg.": 100 * base}}
+
+
+def _sts_record(run_id, seed, base, objective="simcse_unsup"):
+    record = _record(run_id, seed, base)
+    record["metrics"] = _sts_metrics(base)
+    record["spec"]["objective"] = objective
+    return record
+
+
+def _derived(ident, run_id, result):
+    return {"derived_id": ident, "run_id": run_id, "result": result, "timing": {"total_seconds": 2.0},
+            "provenance": {"commit": "def", "data_sha256": {"x": "y"}}}
+
+
+def test_table_e1_reads_a_runs_own_transfer_or_its_derived_record_and_needs_all_seven_tasks():
+    seven = {t: {"devacc": 80.0, "acc": 70.0 + i} for i, t in enumerate(report.E1_COLUMNS)}
+    records = {"unsup": [_record("u", 42, 0.8)], "sup_mlm_0.1": [_record("m", 42, 0.8, seven)],
+               "sup": [_record("s", 42, 0.8)]}
+    derived = {"transfer": {"u": _derived("du", "u", {"transfer": {"tasks": seven}}),
+                            "s": _derived("ds", "s", {"transfer": {"tasks": {"MR": {"acc": 1.0}}}})}}
+    table = report.table_e1(records, derived).set_index(["row", "column"])
+    assert table.loc[("unsup. SimCSE", "SST"), "reproduced"] == 74.0  # SST2 is the paper's "SST"
+    assert table.loc[("unsup. SimCSE", "Avg."), "reproduced"] == pytest.approx(73.0)
+    assert table.loc[("sup. SimCSE w/ MLM (lambda 0.1)", "MR"), "reported"] == 82.68
+    assert "sup. SimCSE" not in table.index.get_level_values("row")  # one task only: left out
+
+
+def test_protocols_and_table_c1_put_each_aggregation_next_to_the_papers_rows():
+    records = {"backbone_avg": [_sts_record("b", 42, 0.70, "none")], "unsup": [_sts_record("u", 42, 0.75)],
+               "sup": [_sts_record("s", 42, 0.80)]}
+    white = {"whitening NLI": _derived("w1", "b", {"tasks": _sts_metrics(0.72)["tasks"]}),
+             "whitening target": _derived("w2", "b", {"tasks": _sts_metrics(0.71)["tasks"]})}
+    prot = report.protocols(records, white)
+    b2 = prot[prot["table"] == "Table B.2"].set_index(["row", "column"])
+    assert b2.loc[("backbone, avg. (all)", "STS12"), "reproduced"] == pytest.approx(70.0)
+    assert b2.loc[("backbone, avg. (mean)", "STS12"), "reproduced"] == pytest.approx(69.0)
+    assert b2.loc[("backbone, avg. (all)", "STS12"), "reported"] == 70.97  # SBERT (all)
+    assert b2.loc[("backbone, avg. (wmean)", "Avg."), "reproduced"] == pytest.approx((5 * 71 + 2 * 70) / 7)
+    b3 = prot[prot["table"] == "Table B.3"].set_index(["row", "column"])
+    assert b3.loc[("unsup. SimCSE (wmean)", "STS12"), "reported"] == 70.14
+    assert b3.loc[("backbone, avg. + whitening (NLI) (wmean)", "STS12"), "run_ids"] == "w1"  # traced to the derived record
+    c1 = report.table_c1(records, white).set_index(["row", "column"])
+    assert c1.loc[("backbone, avg. + whitening (target)", "STS12"), "reported"] == 52.91  # SBERT-whitening (target)
+    assert c1.loc[("backbone, avg.", "STS12"), "reproduced"] == pytest.approx(70.0)
+
+
+def test_table8_view_lines_up_each_models_hits_with_the_papers_sentences():
+    query = "A man riding a small boat in a harbor."
+    hits = [{"rank": r, "sentence": f"hit {r}", "cosine": 0.9 - r / 10} for r in (1, 2, 3)]
+    derived = {f"retrieval {name}": _derived(f"r{name}", name, {"corpus": "c", "n_corpus": 9,
+                                                                "queries": [{"query": query, "hits": hits}]})
+               for name in report.TABLE8_MODELS}
+    view = report.table8_view(report.table8(derived)).set_index(["query", "rank"])
+    assert view.loc[(query, 1), "sup"] == "hit 1"
+    assert view.loc[(query, 1), "paper: Supervised SimCSE-BERT-base"] == "A man on a moored blue and white boat."
