@@ -185,3 +185,12 @@ def test_table8_view_lines_up_each_models_hits_with_the_papers_sentences():
     view = report.table8_view(report.table8(derived)).set_index(["query", "rank"])
     assert view.loc[(query, 1), "sup"] == "hit 1"
     assert view.loc[(query, 1), "paper: Supervised SimCSE-BERT-base"] == "A man on a moored blue and white boat."
+
+
+def test_not_run_names_rows_and_the_seeds_they_miss():
+    small = ex.grid("small")
+    records = {name: [_record(f"{name}{s.seed}", s.seed, 0.8) for s in specs] for name, specs in small.items()}
+    records["unsup"] = records["unsup"][:1]
+    records["crop_0.2"] = []
+    missing = report.not_run(records, "small").set_index("run")
+    assert list(missing.index) == ["unsup", "crop_0.2"] and missing.loc["unsup", "missing_seeds"] == "43;44"

@@ -137,9 +137,18 @@ def collect(profile: str, run_missing: bool = True, extended: bool = False,
     return collect_records(grid, profile, run_missing, extended, progress)
 
 
-def not_run(records: dict[str, list[dict]]) -> pd.DataFrame:
-    """The grid's rows without records, with the reason."""
-    return not_run_rows(records, NOT_RUN_BUDGET)
+def not_run(records: dict[str, list[dict]], profile: str | None = None) -> pd.DataFrame:
+    """The grid's rows without records, with the reason; with ``profile``, also the rows that miss some of their
+    seeds (``missing_seeds``)."""
+    if profile is None:
+        return not_run_rows(records, NOT_RUN_BUDGET)
+    rows = []
+    for name, specs in grid(profile).items():
+        have = {record["spec"]["seed"] for record in records.get(name, [])}
+        missing = [spec.seed for spec in specs if spec.seed not in have]
+        if missing:
+            rows.append({"run": name, "missing_seeds": ";".join(map(str, missing)), "status": NOT_RUN_BUDGET})
+    return pd.DataFrame(rows, columns=["run", "missing_seeds", "status"])
 
 
 def ablation_view(table: pd.DataFrame) -> pd.DataFrame:
