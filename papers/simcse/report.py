@@ -19,7 +19,7 @@ from sentemb.plots import geometry, search_grid, style
 from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
 from sentemb.report.grid_records import collect_records
 from sentemb.report.reported import coverage_table, load_reported
-from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
+from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, trace
 from sentemb.report.views import not_run_rows, wide_cells
 from sentemb.runs.execute import NotRun
 
@@ -406,13 +406,6 @@ def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
     return join(aggregate_seeds(pd.DataFrame(rows)), load_reported(PAPER, "tableE1"))
 
 
-def _whitened_as_record(d: dict, run: dict) -> dict:
-    """A whitened STS derived record in the shape :func:`sts_rows` and :func:`trace` read (traced to the derived
-    record's id, provenance and time; the backbone and seed are its run's)."""
-    return {"metrics": {"tasks": d["result"]["tasks"]}, "profile": run["profile"], "spec": run["spec"],
-            "run_id": d["derived_id"], "provenance": d["provenance"], "timing": d["timing"]}
-
-
 def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: str,
                aggregations: tuple[str, ...] = ("all", "")) -> pd.DataFrame:
     """rows: (run name, our label, reported group, reported row, records); the STS cells under ``aggregations``."""
@@ -434,7 +427,7 @@ def table_c1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
     for fit, (label, reported_row) in C1_ROWS.items():
         d = derived_records.get(f"whitening {fit}")
         if d is not None:
-            rows.append(("backbone_avg", label, "", reported_row, [_whitened_as_record(d, backbone)]))
+            rows.append(("backbone_avg", label, "", reported_row, [derived_sts_record(d, backbone)]))
     return _sts_table("Table C.1", rows, "tableC1")
 
 
@@ -454,7 +447,7 @@ def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataF
     for key, (label, group, row) in B3_ROWS.items():
         if key.startswith("whitening"):
             d = derived_records.get(key)
-            models.append((key, "backbone_avg", label, [_whitened_as_record(d, backbone)] if d else [], group, row))
+            models.append((key, "backbone_avg", label, [derived_sts_record(d, backbone)] if d else [], group, row))
         else:
             models.append((key, key, label, records.get(key, []), group, row))
     per_seed = []

@@ -26,7 +26,7 @@ from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
 from sentemb.report.grid_records import collect_records
 from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
-from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
+from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, trace
 from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
 from sentemb.runs.derived import ensure_derived
 from sentemb.runs.execute import ensure
@@ -141,12 +141,6 @@ def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = Tr
     return out
 
 
-def _derived_as_record(d: dict, run: dict) -> dict:
-    """A derived STS result in the shape :func:`sts_rows` and :func:`trace` read."""
-    return {"metrics": {"tasks": d["result"]["tasks"]}, "profile": run["profile"], "spec": run["spec"],
-            "run_id": d["derived_id"], "provenance": d["provenance"], "timing": d["timing"]}
-
-
 def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]]) -> pd.DataFrame:
     """rows: (run name, our label, reported group, reported row, records)."""
     per_seed = []
@@ -196,15 +190,15 @@ def table4(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> 
     backbone = records["backbone_avg"][0]
     rows = [("backbone_avg", "backbone, avg.", b1, "BERT-base (first-last avg.)", [backbone]),
             ("backbone_avg", "+whitening(wiki)", b1, "+whitening(wiki)",
-             [_derived_as_record(derived_records["backbone_whitening_wiki"], backbone)]),
+             [derived_sts_record(derived_records["backbone_whitening_wiki"], backbone)]),
             ("backbone_avg", "+whitening(NLI)", b1, "+whitening(NLI)",
-             [_derived_as_record(derived_records["backbone_whitening_nli"], backbone)])]
+             [derived_sts_record(derived_records["backbone_whitening_nli"], backbone)])]
     for name, corpus in (("dcl_only_wiki", "wiki"), ("dcl_only_nli", "NLI")):
         if records[name]:
             rows.append((name, f"+DCL({corpus}, tau_DCL=0.05)", b1, f"+DCL({corpus}, tau_DCL=0.05)", records[name]))
     rows += [("simcse", "SimCSE", b2, "SimCSE-BERT-base", records["simcse"]),
              ("simcse", "+whitening (wiki), seed 42", b2, "+whitening",
-              [_derived_as_record(derived_records["simcse_whitening_wiki"], records["simcse"][0])])]
+              [derived_sts_record(derived_records["simcse_whitening_wiki"], records["simcse"][0])])]
     return _sts_table("Table 4", rows)
 
 

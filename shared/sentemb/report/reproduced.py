@@ -117,3 +117,10 @@ def join(reproduced: pd.DataFrame, reported: pd.DataFrame) -> pd.DataFrame:
     merged = reproduced.merge(right, on=keys, how="left")
     merged["delta"] = merged["value"] - merged["reported"]
     return merged.rename(columns={"value": "reproduced"})
+
+
+def derived_sts_record(derived: dict, run: dict) -> dict:
+    """A derived STS result (e.g. whitened embeddings) in the shape :func:`sts_rows` and :func:`trace` read: traced to
+    the derived record's id, provenance and time; the backbone and seed are its run's."""
+    return {"metrics": {"tasks": derived["result"]["tasks"]}, "profile": run["profile"], "spec": run["spec"],
+            "run_id": derived["derived_id"], "provenance": derived["provenance"], "timing": derived["timing"]}
