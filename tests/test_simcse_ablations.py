@@ -194,3 +194,15 @@ def test_not_run_names_rows_and_the_seeds_they_miss():
     records["crop_0.2"] = []
     missing = report.not_run(records, "small").set_index("run")
     assert list(missing.index) == ["unsup", "crop_0.2"] and missing.loc["unsup", "missing_seeds"] == "43;44"
+
+
+def test_not_run_names_the_e1_runs_without_transfer_results():
+    small = ex.grid("small")
+    records = {name: [_record(f"{name}{s.seed}", s.seed, 0.8) for s in specs] for name, specs in small.items()}
+    sup42 = records["sup"][0]["run_id"]
+    derived = {"transfer": {sup42: {"result": {"transfer": {"tasks": {"MR": {"devacc": 80.0, "acc": 79.0}}}}}}}
+    missing = report.not_run(records, "small", derived).set_index("run")
+    assert missing.loc["sup: Table E.1 transfer", "missing_seeds"] == "43;44"
+    assert missing.loc["unsup: Table E.1 transfer", "missing_seeds"] == "42;43;44"
+    assert "sup_mlm_0.1: Table E.1 transfer" in missing.index  # _record has no transfer of its own
+    assert "unsup" not in missing.index  # its run records exist

@@ -19,7 +19,7 @@ from sentemb.plots import geometry, search_grid, style
 from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
 from sentemb.report.grid_records import collect_records
 from sentemb.report.reported import coverage_table, load_reported
-from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, trace
+from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, sts_table, trace
 from sentemb.report.views import not_run_rows, wide_cells
 from sentemb.runs.execute import NotRun
 
@@ -72,6 +72,8 @@ COVERAGE = {
     "Text": ("not applicable", "hyperparameters from the running text: used by the grid"),
 }
 NOT_RUN_BUDGET = "not run: an ablation outside the small profile's budget (./run_all.sh --paper simcse --extended)"
+NOT_RUN_TRANSFER = ("not run: the 7 transfer tasks of a recorded run (about 5 min per model on 2 cores; "
+                    "./run_all.sh --paper simcse --extended)")
 # The ablation tables, each row (reported row, reported column, run name[, measure]); measure "stsb_dev" (STS-B dev
 # Spearman x 100 of the selected checkpoint, as Table 3) unless "transfer_dev" (mean dev accuracy of the 7 transfer
 # tasks, Table D.2's "Avg. transfer"). Rows of the paper with no run here (no offline data) are in the coverage.
@@ -137,9 +139,10 @@ def collect(profile: str, run_missing: bool = True, extended: bool = False,
     return collect_records(grid, profile, run_missing, extended, progress)
 
 
-def not_run(records: dict[str, list[dict]], profile: str | None = None) -> pd.DataFrame:
+def not_run(records: dict[str, list[dict]], profile: str | None = None,
+            derived_records: dict | None = None) -> pd.DataFrame:
     """The grid's rows without records, with the reason; with ``profile``, also the rows that miss some of their
-    seeds (``missing_seeds``)."""
+    seeds (``missing_seeds``), and, with ``derived_records``, Table E.1's recorded runs without transfer results."""
     if profile is None:
         return not_run_rows(records, NOT_RUN_BUDGET)
     rows = []
@@ -148,6 +151,13 @@ def not_run(records: dict[str, list[dict]], profile: str | None = None) -> pd.Da
         missing = [spec.seed for spec in specs if spec.seed not in have]
         if missing:
             rows.append({"run": name, "missing_seeds": ";".join(map(str, missing)), "status": NOT_RUN_BUDGET})
+    if derived_records is not None:
+        transfer = derived_records.get("transfer", {})
+        for name in E1_ROWS:
+            missing = [r["spec"]["seed"] for r in records.get(name, []) if not _transfer_tasks(r, transfer)]
+            if missing:
+                rows.append({"run": f"{name}: Table E.1 transfer", "missing_seeds": ";".join(map(str, missing)),
+                             "status": NOT_RUN_TRANSFER})
     return pd.DataFrame(rows, columns=["run", "missing_seeds", "status"])
 
 
@@ -409,15 +419,7 @@ def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
 def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: str,
                aggregations: tuple[str, ...] = ("all", "")) -> pd.DataFrame:
     """rows: (run name, our label, reported group, reported row, records); the STS cells under ``aggregations``."""
-    per_seed = []
-    for name, label, group, reported_row, recs in rows:
-        keys = {"paper": PAPER, "table": table, "row": label, "run": name, "reported_group": group,
-                "reported_row": reported_row}
-        for record in recs:
-            per_seed += [r for r in sts_rows(record, keys) if r["aggregation"] in aggregations]
-    if not per_seed:
-        return pd.DataFrame()
-    return join(aggregate_seeds(pd.DataFrame(per_seed)), load_reported(PAPER, reported))
+    return sts_table(PAPER, table, rows, load_reported(PAPER, reported), aggregations)
 
 
 def table_c1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFrame:

@@ -26,7 +26,7 @@ from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
 from sentemb.report.grid_records import collect_records
 from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
-from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, trace
+from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_table, trace
 from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
 from sentemb.runs.derived import ensure_derived
 from sentemb.runs.execute import ensure
@@ -143,14 +143,7 @@ def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = Tr
 
 def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]]) -> pd.DataFrame:
     """rows: (run name, our label, reported group, reported row, records)."""
-    per_seed = []
-    for name, label, group, reported_row, recs in rows:
-        keys = {"paper": PAPER, "table": table, "row": label, "run": name, "reported_group": group,
-                "reported_row": reported_row}
-        for record in recs:
-            per_seed += sts_rows(record, keys)
-    cells = aggregate_seeds(pd.DataFrame(per_seed))
-    return join(cells, load_reported(PAPER, table.lower().replace(" ", "")))
+    return sts_table(PAPER, table, rows, load_reported(PAPER, table.lower().replace(" ", "")))
 
 
 def table1(records: dict[str, list[dict]]) -> pd.DataFrame:

@@ -29,7 +29,7 @@ from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
 from sentemb.report.grid_records import collect_records
 from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
-from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_rows, trace
+from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_table, trace
 from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
 from sentemb.runs.derived import ensure_derived
 from sentemb.runs.execute import NotRun
@@ -162,15 +162,7 @@ def _sts_columns(rows: list[dict]) -> list[dict]:
 
 def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: str) -> pd.DataFrame:
     """rows: (run name, our label, reported group, reported row, records): the 7 STS tasks and their average."""
-    per_seed = []
-    for name, label, group, reported_row, recs in rows:
-        keys = {"paper": PAPER, "table": table, "row": label, "run": name, "reported_group": group,
-                "reported_row": reported_row}
-        for record in recs:
-            per_seed += _sts_columns(sts_rows(record, keys))
-    if not per_seed:
-        return pd.DataFrame()
-    return join(aggregate_seeds(pd.DataFrame(per_seed)), load_reported(PAPER, reported))
+    return sts_table(PAPER, table, rows, load_reported(PAPER, reported), relabel=_sts_columns)
 
 
 def _avg_table(table: str, cells: list[tuple[str, str, str, str, str, list[dict]]], reported: str,

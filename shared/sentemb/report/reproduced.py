@@ -124,3 +124,24 @@ def derived_sts_record(derived: dict, run: dict) -> dict:
     the derived record's id, provenance and time; the backbone and seed are its run's."""
     return {"metrics": {"tasks": derived["result"]["tasks"]}, "profile": run["profile"], "spec": run["spec"],
             "run_id": derived["derived_id"], "provenance": derived["provenance"], "timing": derived["timing"]}
+
+
+def sts_table(paper: str, table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: pd.DataFrame,
+              aggregations: tuple[str, ...] | None = None, relabel=None) -> pd.DataFrame:
+    """A table of STS cells (:func:`sts_rows`) aggregated over seeds and joined to the paper's ``reported`` rows.
+
+    ``rows``: (run name, our row label, reported group, reported row, that run's records). ``aggregations`` keeps
+    only those STS12-16 aggregations ("" is every single-split task and Avg.); ``relabel`` maps one record's rows
+    (e.g. to a paper's column names). Empty when no row has a record."""
+    per_seed = []
+    for name, label, group, reported_row, records in rows:
+        keys = {"paper": paper, "table": table, "row": label, "run": name, "reported_group": group,
+                "reported_row": reported_row}
+        for record in records:
+            cells = sts_rows(record, keys)
+            if aggregations is not None:
+                cells = [r for r in cells if r["aggregation"] in aggregations]
+            per_seed += relabel(cells) if relabel else cells
+    if not per_seed:
+        return pd.DataFrame()
+    return join(aggregate_seeds(pd.DataFrame(per_seed)), reported)
