@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from adjustText import adjust_text
 
 from sentemb.plots import style
 
@@ -40,9 +41,10 @@ def align_uniform_points(points: dict[str, dict], title: str):
     a = np.array([p["alignment"] for p in points.values()])
     c = np.array([p["avg_sts"] for p in points.values()])
     sc = ax.scatter(u, a, c=c, cmap="viridis", s=50, edgecolor="k", lw=0.5)
-    for label, x, y, v in zip(points, u, a, c):
-        ax.annotate(f"{label} ({v:.2f})", (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
     ax.margins(x=0.15, y=0.15)
+    texts = [ax.text(x, y, f"{label} ({v:.2f})", fontsize=8) for label, x, y, v in zip(points, u, a, c)]
+    # adjustText moves labels off each other and off the points (close models overlapped); it is deterministic
+    adjust_text(texts, x=u, y=a, ax=ax, expand=(1.3, 1.8), arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
     fig.colorbar(sc, ax=ax, label="avg. STS (Spearman x 100)", orientation="horizontal", pad=0.18, shrink=0.8)
     ax.set_xlabel(r"$\ell_{uniform}$")
     ax.set_ylabel(r"$\ell_{align}$")
