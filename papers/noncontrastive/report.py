@@ -24,14 +24,14 @@ from papers.noncontrastive import experiments as ex
 from papers.noncontrastive.analyses import mteb_and_geometry
 from papers.simcse.experiments import grid as simcse_grid
 from sentemb import settings
-from sentemb.atomic import atomic_write
 from sentemb.data.mteb_mirror import MIRROR_TASKS
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.plots import style
-from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
+from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
 from sentemb.report.provenance_table import provenance_table
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
+from sentemb.report.views import write_csv_tables
 from sentemb.runs import store
 from sentemb.runs.execute import ensure
 
@@ -401,9 +401,7 @@ def write_tables(records: dict[str, list[dict]], derived_records: dict[str, list
               "table4_not_run": not_run_tasks(derived_records), "table6": table6(records, derived_records),
               "figure4_buckets": bucket_separation(derived_records)}
     tables["claims"] = claims(tables)
-    for stem, frame in tables.items():
-        frame = for_csv(frame) if stem == "claims" else frame  # p-values in significant digits
-        atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
+    write_csv_tables(folder, tables)
     return tables
 
 

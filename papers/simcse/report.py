@@ -14,13 +14,12 @@ import pandas as pd
 from papers.simcse import analyses
 from papers.simcse.experiments import A1_BATCHES, A1_LEARNING_RATES, TABLE3_DROPOUTS, a1_run, grid, table3_run
 from sentemb import settings
-from sentemb.atomic import atomic_write
 from sentemb.plots import geometry, search_grid, style
-from sentemb.report.claims import evaluate_all, for_csv, from_reproduced, markdown_rows
+from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
 from sentemb.report.grid_records import collect_records
 from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, sts_table, trace
-from sentemb.report.views import not_run_rows, wide_cells
+from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
 from sentemb.runs.execute import NotRun
 
 PAPER = "simcse"
@@ -455,9 +454,10 @@ def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataF
     per_seed = []
     for table, aggregations in (("Table B.2", ("all", "mean", "wmean")), ("Table B.3", ("wmean",))):
         for aggregation in aggregations:
-            for key, name, label, recs, group, row in models:
-                if table == "Table B.2":
-                    group, row = "", B2_ROWS.get(aggregation, "") if key == "backbone_avg" else ""
+            for key, name, label, recs, b3_group, b3_row in models:
+                # B.2 reports only SBERT (our backbone) per protocol; B.3 has a row for each of our models' kinds
+                b2_row = B2_ROWS.get(aggregation, "") if key == "backbone_avg" else ""
+                group, row = ("", b2_row) if table == "Table B.2" else (b3_group, b3_row)
                 keys = {"paper": PAPER, "table": table, "row": f"{label} ({aggregation})", "run": name,
                         "reported_group": group, "reported_row": row}
                 per_seed += [{**r, "protocol": aggregation} for record in recs for r in _sts_under(record, keys, aggregation)]
@@ -553,9 +553,7 @@ def write_tables(records: dict[str, list[dict]], profile: str,
     tables.update({stem: frame for stem, frame in extra.items() if not frame.empty})
     tables["levelling"] = levelling(tables["dev_curves"])
     tables["claims"] = claims(tables)
-    for stem, frame in tables.items():
-        frame = for_csv(frame) if stem == "claims" else frame  # p-values in significant digits
-        atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
+    write_csv_tables(folder, tables)
     return tables
 
 

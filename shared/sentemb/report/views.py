@@ -12,13 +12,19 @@ from sentemb.report.claims import for_csv
 from sentemb.report.reproduced import mean_std
 
 
+def csv_float(x: float) -> str:
+    """A float cell of a result CSV: 4 decimals, or 4 significant digits where 4 decimals would print a non-zero
+    value as 0.0000 or 0.0001 (learning rates such as 3e-05, tiny standard deviations)."""
+    return f"{x:.4f}" if x == 0 or abs(x) >= 1e-3 else f"{x:.4g}"
+
+
 def write_csv_tables(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
-    """``<folder>/<name>.csv`` for every table (4 decimals; the claims' p-values in significant digits), each
+    """``<folder>/<name>.csv`` for every table (:func:`csv_float`; the claims' p-values in significant digits), each
     written atomically."""
     folder.mkdir(parents=True, exist_ok=True)
     for stem, frame in tables.items():
         frame = for_csv(frame) if stem == "claims" else frame
-        atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.4f"))
+        atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format=csv_float))
 
 
 def not_run_rows(records: dict[str, list[dict]], reason: str) -> pd.DataFrame:
