@@ -71,10 +71,9 @@ def matching_globs(relative: str, column: str, schema: dict) -> list[str]:
             if fnmatch.fnmatchcase(relative, glob) and column in (columns or {})]
 
 
-def entry_for(relative: str, column: str, schema: dict) -> tuple[str, dict] | None:
-    """(where, entry) of ``column`` in the file ``relative``: a ``files`` glob first, else ``columns``; None if
-    undocumented."""
-    globs = matching_globs(relative, column, schema)
+def entry_for(column: str, globs: list[str], schema: dict) -> tuple[str, dict] | None:
+    """(where, entry) of ``column`` in a file whose ``files`` globs describing it are ``globs`` (:func:`matching_globs`):
+    the first glob, else ``columns``; None if undocumented."""
     if globs:
         return f"files[{globs[0]!r}]", schema["files"][globs[0]][column]
     if column in (schema.get("columns") or {}):
@@ -97,13 +96,13 @@ def problems(csv_path: Path, schema: dict, root: Path = RESULTS) -> list[str]:
         if len(row) != len(header):
             found.append(f"{relative}, line {number}: {len(row)} cells for {len(header)} columns")
     for index, column in enumerate(header):
-        located = entry_for(relative, column, schema)
+        globs = matching_globs(relative, column, schema)
+        located = entry_for(column, globs, schema)
         if located is None:
             found.append(f"{relative}: column {column!r} is not documented: document it in results/schema.yaml "
                          f"(under `columns`, or under a glob of `files` that matches {relative!r})")
             continue
         where, entry = located
-        globs = matching_globs(relative, column, schema)
         if len(globs) > 1:
             found.append(f"{relative}: column {column!r} is described by several globs of `files` {globs}; "
                          f"keep one")

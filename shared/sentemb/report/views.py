@@ -13,8 +13,8 @@ from sentemb.report.reproduced import mean_std
 
 
 def csv_float(x: float) -> str:
-    """A float cell of a result CSV: 4 decimals, or 4 significant digits where 4 decimals would print a non-zero
-    value as 0.0000 or 0.0001 (learning rates such as 3e-05, tiny standard deviations)."""
+    """A float cell of a result CSV: 4 decimals, or 4 significant digits below 0.001, where 4 decimals would keep at
+    most one significant digit (learning rates such as 3e-05 printed as 0.0000, tiny standard deviations)."""
     return f"{x:.4f}" if x == 0 or abs(x) >= 1e-3 else f"{x:.4g}"
 
 
