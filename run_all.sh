@@ -49,9 +49,21 @@ if [ "$profile" = full ] && [ -z "${SENTEMB_DATA:-}" ] && [ ${#no_run[@]} -eq 0 
   # The full profile reads the real sources; fetch skips what is already in the cache and verified.
   "$py" -m sentemb data fetch sts12 sts13 sts14 sts15 sts16 stsb sickr wiki1m_for_simcse nli_for_simcse
 fi
-# Runs first (progress bars in the terminal), then the notebook builds tables and figures from the records.
-if [ ${#no_run[@]} -eq 0 ]; then
-  for one in ${paper//,/ }; do "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}"; done
-fi
-"$py" -m sentemb notebook --paper "$paper" --profile "$profile" "${no_run[@]}" "${extended[@]}"
-echo "run_all: profile $profile, papers $paper: $(( $(date +%s) - start )) s"
+# Per paper: its runs first (progress bars in the terminal), then its notebook builds tables and figures from the
+# records. Every run and derived analysis is logged (trained, loaded, retrained, not run) for the closing table.
+events="$("$py" -c 'from sentemb import settings; print(settings.cache_root())')/run_all/$(date +%Y%m%d-%H%M%S)-$$"
+mkdir -p "$events"
+for one in ${paper//,/ }; do
+  paper_start=$(date +%s)
+  export SENTEMB_RUN_EVENTS="$events/$one.jsonl"
+  : > "$SENTEMB_RUN_EVENTS"
+  if [ ${#no_run[@]} -eq 0 ]; then
+    "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}"
+  fi
+  "$py" -m sentemb notebook --paper "$one" --profile "$profile" "${no_run[@]}" "${extended[@]}"
+  printf '%s\t%s\n' "$one" "$(( $(date +%s) - paper_start ))" >> "$events/walls.tsv"
+done
+unset SENTEMB_RUN_EVENTS
+echo
+echo "run_all: profile $profile, papers $paper: $(( $(date +%s) - start )) s (run events: $events)"
+"$py" -m sentemb summary "$events"

@@ -47,6 +47,7 @@ def isolated_outputs(tmp_path, monkeypatch):
     monkeypatch.setenv("SENTEMB_FIGURES", str(tmp_path / "figures"))
     monkeypatch.setenv("SENTEMB_NOTEBOOKS", str(tmp_path / "notebooks"))
     monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("SENTEMB_RUN_EVENTS", raising=False)  # run_all.sh's event log is not the tests' to write
     return tmp_path
 
 

@@ -12,7 +12,7 @@ from sentemb.errors import ConfigError, SentembError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives import registry
 from sentemb.objectives.base import Param, TrainingObjective
-from sentemb.runs import execute, store
+from sentemb.runs import events, execute, store
 from sentemb.spec import RunSpec
 from sentemb.train import loop
 from sentemb.train.loop import EpochOrder, prepare_objective, train, TrainingDiverged
@@ -285,7 +285,8 @@ def test_resume_on_cuda(tmp_path):
     assert resumed.resumed_from_step == 3 and resumed.losses == reference.losses
 
 
-def test_ensure_runs_once_and_writes_a_complete_record(monkeypatch):
+def test_ensure_runs_once_and_writes_a_complete_record(monkeypatch, tmp_path):
+    monkeypatch.setenv("SENTEMB_RUN_EVENTS", str(tmp_path / "events.jsonl"))
     spec = RunSpec(**TINY)
     record = execute.ensure(spec, progress=False)
     assert record["run_id"] == spec.run_id
@@ -313,6 +314,8 @@ def test_ensure_runs_once_and_writes_a_complete_record(monkeypatch):
     assert execute.ensure(spec, progress=False) == record
     with pytest.raises(execute.NotRun):
         execute.ensure(dataclasses.replace(spec, seed=7), run_missing=False)
+    logged = events.read(tmp_path / "events.jsonl")  # for run_all.sh's closing table
+    assert list(logged["state"]) == ["trained", "loaded"] and set(logged["run_id"]) == {spec.run_id}
 
 
 def test_trajectory_is_sampled_between_evaluations():

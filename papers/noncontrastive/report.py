@@ -34,6 +34,7 @@ from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 from sentemb.report.views import write_csv_tables
 from sentemb.runs import store
 from sentemb.runs.execute import ensure
+from sentemb.runs.fixed_point import run_to_fixed_point
 
 PAPER = "noncontrastive"
 BACKBONE_ROW = "avg."  # Table 6's first row: most likely the untrained encoder with mean pooling (reported/ notes)
@@ -122,15 +123,10 @@ def collect(profile: str, run_missing: bool = True, extended: bool = False,
 
     With ``run_missing`` the grid is run to its fixed point (scan trials, then SMAC's next proposals, then the
     headline rows). Without, only what has records is returned; a grid row without one is an empty list."""
-    while True:  # each pass reads the store once: the grid and the check for missing runs see the same records
-        stored = store.all_records(profile, on_broken="recompute" if run_missing else "raise")
-        have = {r["run_id"] for r in stored}
-        missing = [s for group in ex.grid(profile, extended=extended, records=stored).values() for s in group
-                   if s.run_id not in have]
-        if not run_missing or not missing:
-            break
-        for spec in missing:
-            ensure(spec, run_missing=True, progress=progress)
+    if run_missing:
+        ask = lambda: ex.grid(profile, extended=extended, records=store.all_records(profile, on_broken="recompute"))
+        run_to_fixed_point(ask, lambda name, spec: ensure(spec, run_missing=True, progress=progress))
+    stored = store.all_records(profile, on_broken="recompute" if run_missing else "raise")
     by_id = {r["run_id"]: r for r in stored}
     records: dict[str, list[dict]] = {name: [by_id[s.run_id] for s in group if s.run_id in by_id]
                                       for name, group in ex.grid(profile, extended=True, records=stored).items()}

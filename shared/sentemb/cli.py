@@ -5,6 +5,7 @@
     notebook   execute a paper's notebook with papermill (tables -> results/, figures -> figures/)
     data       verify the registered data files, or fetch them (full profile)
     runs       list the run records of a profile
+    summary    run_all.sh's closing table (runs trained, loaded, not run; wall time per paper)
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import itertools
 import json
 import sys
 import time
@@ -111,34 +113,35 @@ def cmd_run(args) -> int:
     """Run (or load) every spec of the grid. A paper's grid may depend on the records already there (the
     non-contrastive paper's SMAC scan proposes its next trial from the earlier ones, and its headline rows follow
     the scan's best trials), so the grid is asked again after each pass until it has nothing new."""
+    from sentemb.runs import events
     from sentemb.runs.execute import ensure
+    from sentemb.runs.fixed_point import run_to_fixed_point
     from sentemb.runs.store import all_records
 
     # A record that cannot be read is named, moved aside and computed again (with --no-run: an error naming it).
     all_records(args.profile, on_broken="raise" if args.no_run else "recompute")
-    done, failed, seen = 0, [], set()
-    while True:
+    names = args.only.split(",") if args.only else None
+    if names:
         specs = _grid(args.paper, args.profile, args.extended)
-        names = args.only.split(",") if args.only else list(specs)
         unknown = [n for n in names if n not in specs]
-        if unknown and not seen:
+        if unknown:
             raise SentembError(f"unknown run(s) {unknown}; the {args.paper} grid has: {', '.join(specs)}")
-        todo = [(name, spec) for name in names if name in specs for spec in specs[name] if spec.run_id not in seen]
-        if not todo:
-            break
-        for name, spec in todo:
-            seen.add(spec.run_id)
-            started = time.perf_counter()
-            done += 1
-            try:
-                record = ensure(spec, run_missing=not args.no_run, progress=True)
-            except SentembError as exc:  # one failed run does not stop the others; its checkpoints are kept
-                failed.append(f"{name} seed {spec.seed} ({spec.run_id}): {exc}")
-                print(f"[{done}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {exc}", flush=True)
-                continue
-            print(f"[{done}] {name:16s} seed {spec.seed}  {record['run_id']}  "
-                  f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
-                  f"{record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)", flush=True)
+    failed, counter = [], itertools.count(1)
+
+    def run_one(name, spec) -> None:
+        i, started = next(counter), time.perf_counter()
+        try:
+            record = ensure(spec, run_missing=not args.no_run, progress=True)
+        except SentembError as exc:  # one failed run does not stop the others; its checkpoints are kept
+            failed.append(f"{name} seed {spec.seed} ({spec.run_id}): {exc}")
+            events.note("failed", spec.run_id, reason=f"{name} seed {spec.seed}: {str(exc).splitlines()[0]}")
+            print(f"[{i}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {exc}", flush=True)
+            return
+        print(f"[{i}] {name:16s} seed {spec.seed}  {record['run_id']}  "
+              f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
+              f"{record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)", flush=True)
+
+    done = len(run_to_fixed_point(lambda: _grid(args.paper, args.profile, args.extended), run_one, names))
     if failed:
         raise SentembError(f"{len(failed)} of {done} runs failed:\n  " + "\n  ".join(failed))
     return 0
@@ -151,6 +154,27 @@ def cmd_notebook(args) -> int:
         _paper_module(paper, "experiments")
         execute_notebook(paper, args.profile, run_missing=not args.no_run,
                          extended=args.extended and _has_extended_rows(paper))
+    return 0
+
+
+def cmd_summary(args) -> int:
+    """run_all.sh's closing table, from the run events and wall times it collected in one folder."""
+    from sentemb.runs.events import summary
+
+    folder = Path(args.folder)
+    walls_file = folder / "walls.tsv"
+    if not walls_file.is_file():
+        raise SentembError(f"{walls_file} is missing: 'summary' reads the folder run_all.sh fills "
+                           "(SENTEMB_RUN_EVENTS files and walls.tsv)")
+    walls = {}
+    for line in walls_file.read_text().splitlines():
+        paper, seconds = line.split("\t")
+        walls[paper] = float(seconds)
+    table = summary(folder, list(walls), walls)
+    import pandas as pd
+
+    with pd.option_context("display.width", 200, "display.max_colwidth", 80):
+        print(table.to_string(index=False))
     return 0
 
 
@@ -284,6 +308,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
                    "time budget (each paper's README lists them; smoke and full run them anyway)")
     p.set_defaults(func=cmd_notebook)
+
+    p = sub.add_parser("summary", help="run_all.sh's table: runs trained / loaded / not run and wall time per paper")
+    p.add_argument("folder", help="the folder of run events (<paper>.jsonl) and walls.tsv that run_all.sh filled")
+    p.set_defaults(func=cmd_summary)
 
     p = sub.add_parser("data", help="verify (sha256) or fetch the registered data files")
     p.add_argument("action", choices=("verify", "fetch"))

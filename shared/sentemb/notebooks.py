@@ -12,6 +12,9 @@ notebook over the same run records gives the same bytes on any machine (paths ar
 repository); the runs' own times are in their records. After a small-profile execution the paper README's generated
 results block is rewritten from the notebook's summary cell (:mod:`sentemb.report.readme_summary`), when the
 executed copy is the repository's own.
+
+The kernel talks to papermill over IPC (Unix sockets in Jupyter's runtime folder) rather than ipykernel's default
+of unencrypted local TCP, which ipykernel 7 warns about on every start; nothing leaves the machine either way.
 """
 
 from __future__ import annotations
@@ -55,6 +58,19 @@ def is_committed_copy(path: Path) -> bool:
     return Path(path).resolve().parent == (settings.REPO_ROOT / "notebooks").resolve()
 
 
+def ipc_kernel_manager():
+    """A jupyter_client kernel manager whose kernels listen on IPC sockets instead of local TCP ports."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class IPCKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _default_transport(self):
+            return "ipc"
+
+    return IPCKernelManager
+
+
 def execute_notebook(paper: str, profile: str, run_missing: bool = True, extended: bool = False) -> Path:
     import papermill
 
@@ -72,7 +88,7 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
             parameters["extended"] = True
         papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
                                    cwd=str(settings.REPO_ROOT), kernel_name="python3", progress_bar=False,
-                                   log_output=True)
+                                   log_output=True, kernel_manager_class=ipc_kernel_manager())
     except Exception as exc:
         failed = target.with_name(f"{target.stem}.failed.ipynb")
         if tmp.exists():

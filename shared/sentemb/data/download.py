@@ -17,7 +17,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from tqdm.auto import tqdm
+from sentemb.progress import progress
 
 from sentemb import settings
 from sentemb.data.files import git_blob_sha1_of, sha256_of
@@ -31,7 +31,7 @@ def _download(url: str, target: Path) -> None:
     try:
         with urllib.request.urlopen(url, timeout=60) as response, open(partial, "wb") as out:
             total = int(response.headers.get("Content-Length") or 0) or None
-            with tqdm(total=total, unit="B", unit_scale=True, desc=target.name) as bar:
+            with progress(total=total, unit="B", unit_scale=True, desc=target.name) as bar:
                 for block in iter(lambda: response.read(1 << 20), b""):
                     out.write(block)
                     bar.update(len(block))

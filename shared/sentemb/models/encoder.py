@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from tqdm.auto import tqdm
+from sentemb.progress import progress as progress_bar
 
 from sentemb.errors import ConfigError
 from sentemb.models.backbone import load_backbone
@@ -142,7 +142,7 @@ class SentenceEncoder(nn.Module):
         out = np.zeros((len(unique), self.dim), dtype=np.float32)
         starts = range(0, len(unique), batch_size)
         desc = progress if isinstance(progress, str) else f"encode {self.name or 'model'}"
-        for start in tqdm(starts, desc=desc, disable=not progress, unit="batch", leave=False, mininterval=2.0):
+        for start in progress_bar(starts, desc=desc, disable=not progress, unit="batch", leave=False):
             index = order[start : start + batch_size]
             batch = self.tokenizer(
                 [unique[i] for i in index], padding=True, truncation=True, max_length=limit, return_tensors="pt"

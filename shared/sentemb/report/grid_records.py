@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from sentemb.runs import events
 from sentemb.runs.execute import NotRun, ensure
 
 
@@ -29,4 +30,5 @@ def collect_records(grid: Callable[..., dict], profile: str, run_missing: bool =
             except NotRun:
                 if spec.run_id in run_set:
                     raise
+                events.note("not_run", spec.run_id, reason=f"outside the {profile} profile's budget (--extended)")
     return records

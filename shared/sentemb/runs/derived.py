@@ -28,7 +28,7 @@ from sentemb import settings
 from sentemb.atomic import atomic_write_text
 from sentemb.data.files import track_reads
 from sentemb.models.encoder import SentenceEncoder
-from sentemb.runs import provenance, store
+from sentemb.runs import events, provenance, store
 from sentemb.runs.execute import NotRun, run_model
 from sentemb.spec import RunSpec
 
@@ -68,8 +68,10 @@ def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis,
     path = derived_path(record["profile"], ident)
     existing = _load(path, run_missing)
     if existing is not None:
+        events.note("loaded", ident, "derived")
         return existing
     if not run_missing:
+        events.note("not_run", ident, "derived", "outside this command's run set (--no-run, or a row behind --extended)")
         raise NotRun(f"derived record {analysis} of run {record['run_id']} ({record['profile']}) is missing and "
                      "running was disabled")
     started = time.perf_counter()
@@ -85,4 +87,5 @@ def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis,
            "provenance": {**prov, "data_sha256": dict(sorted(data_hashes.items()))},
            "timing": {"total_seconds": time.perf_counter() - started}}
     atomic_write_text(path, json.dumps(out, indent=1, default=float) + "\n")
+    events.note("trained", ident, "derived")
     return out

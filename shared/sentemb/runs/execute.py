@@ -30,7 +30,7 @@ from sentemb.models.encoder import SentenceEncoder
 from sentemb.models.saved import is_saved_model, load_saved_model
 from sentemb.models.summed_encoders import SummedEncoders
 from sentemb.objectives.registry import encoders_needed, objective_class
-from sentemb.runs import provenance, store
+from sentemb.runs import events, provenance, store
 from sentemb.spec import RunSpec
 from sentemb.train.loop import prepare_objective, train
 
@@ -167,6 +167,7 @@ def run_checkpoint(record: dict, device: torch.device, progress: bool = False):
     best = settings.checkpoints_root() / spec.run_id / "best"
     if is_saved_model(best):
         return best, {"source": "checkpoint"}, None
+    events.note("retrained", spec.run_id)
     stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
     objective, _ = _train(spec, _training_rows(spec), stsb, device, progress)
     (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
@@ -196,6 +197,7 @@ def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, devic
             raise SentembError(f"run record {store.record_path(spec.profile, spec.run_id)} does not hold the spec of "
                                f"run {spec.run_id} as this code computes it (stale, or edited by hand).\n"
                                "  Fix: delete it to run the spec again.")
+        events.note("loaded", spec.run_id)
         return record
     if not run_missing:
         raise NotRun(f"run {spec.run_id} ({spec.profile}) has no record and running was disabled")
@@ -251,6 +253,7 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
                    "training_phase_seconds": training["phase_seconds"]["total"] if training else 0.0},
     }
     store.save(record)
+    events.note("trained", spec.run_id)
     if spec.trains:  # the record is safe: the resumable training state is no longer needed
         (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
     return record

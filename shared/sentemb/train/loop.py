@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
+from sentemb.progress import progress as progress_bar
 
 from sentemb import precision as amp
 from sentemb.atomic import atomic_write
@@ -201,8 +201,8 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
     trajectory_every = spec.trajectory_every or spec.eval_every
     last_state_write = time.perf_counter()
     objective.train()
-    bar = tqdm(range(start, spec.steps), initial=start, total=spec.steps, desc=f"train {spec.objective}",
-               disable=not progress, mininterval=2.0)
+    bar = progress_bar(range(start, spec.steps), initial=start, total=spec.steps, desc=f"train {spec.objective}",
+                       disable=not progress)
     for step in bar:
         tick = time.perf_counter()
         batch = [rows[i] for i in order.indices(step)]

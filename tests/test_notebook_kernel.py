@@ -1,0 +1,21 @@
+"""Notebook runs start their kernel on IPC sockets: no "running over TCP without encryption" warning in the logs."""
+
+import nbformat
+import papermill
+
+from sentemb.notebooks import ipc_kernel_manager
+
+
+def _run(tmp_path, **kwargs):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    notebook.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, tmp_path / "in.ipynb")
+    papermill.execute_notebook(str(tmp_path / "in.ipynb"), str(tmp_path / "out.ipynb"), kernel_name="python3",
+                               progress_bar=False, **kwargs)
+    return nbformat.read(tmp_path / "out.ipynb", as_version=4)
+
+
+def test_the_kernel_runs_over_ipc_without_the_tcp_warning(tmp_path, capfd):
+    executed = _run(tmp_path, kernel_manager_class=ipc_kernel_manager())
+    assert executed.cells[0].outputs[0]["text"] == "42\n"
+    assert "without encryption" not in capfd.readouterr().err
