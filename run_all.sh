@@ -5,7 +5,8 @@
 #   ./run_all.sh                      small profile (default), all papers
 #   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~13 minutes
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
-#   ./run_all.sh --paper simcse       one paper (simcse, simcse_pp, noncontrastive, tncse, declutr; comma-separated)
+#   ./run_all.sh --paper simcse       one paper (simcse, simcse_pp, noncontrastive, tncse, declutr, overview;
+#                                     comma-separated; the overview compares the papers' runs, so it comes last)
 #   ./run_all.sh --paper simcse_pp --extended   also the rows kept outside the small profile's budget
 #                                     (SimCSE++'s probes; the non-contrastive paper's other Table 1 cells;
 #                                     TNCSE's Tables 2, 4-6)
@@ -17,7 +18,7 @@ cd "$(dirname "$0")"
 
 usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
-paper=simcse,simcse_pp,noncontrastive,tncse,declutr
+paper=simcse,simcse_pp,noncontrastive,tncse,declutr,overview
 no_run=()
 extended=()
 while [ $# -gt 0 ]; do
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, full)" >&2; exit 2; }
                profile="$2"; shift 2 ;;
     --profile=*) profile="${1#*=}"; shift ;;
-    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (simcse, simcse_pp, noncontrastive, tncse, declutr)" >&2; exit 2; }
+    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (simcse, simcse_pp, noncontrastive, tncse, declutr, overview)" >&2; exit 2; }
              paper="$2"; shift 2 ;;
     --paper=*) paper="${1#*=}"; shift ;;
     --no-run) no_run=(--no-run); shift ;;
@@ -64,6 +65,7 @@ for one in ${paper//,/ }; do
   printf '%s\t%s\n' "$one" "$(( $(date +%s) - paper_start ))" >> "$events/walls.tsv"
 done
 unset SENTEMB_RUN_EVENTS
+"$py" -m sentemb site --profile "$profile"
 echo
 echo "run_all: profile $profile, papers $paper: $(( $(date +%s) - start )) s (run events: $events)"
 "$py" -m sentemb summary "$events"

@@ -5,6 +5,7 @@
     notebook   execute a paper's notebook with papermill (tables -> results/, figures -> figures/)
     data       verify the registered data files, or fetch them (full profile)
     runs       list the run records of a profile
+    site       the executed notebooks as a static HTML site, its index every paper's coverage
     summary    run_all.sh's closing table (runs trained, loaded, not run; wall time per paper)
 """
 
@@ -23,6 +24,7 @@ from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
 PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr")
+RUNNABLE = PAPERS + ("overview",)  # the overview: coverage, claims and the methods compared (papers/overview)
 
 
 def _threads(n: int | None) -> None:
@@ -93,13 +95,22 @@ def cmd_evaluate(args) -> int:
 
 
 def _paper_module(paper: str, part: str):
-    if paper not in PAPERS:
-        raise SentembError(f"unknown paper {paper!r}; available: {', '.join(PAPERS)}")
+    if paper not in RUNNABLE:
+        raise SentembError(f"unknown paper {paper!r}; available: {', '.join(RUNNABLE)}")
     return importlib.import_module(f"papers.{paper}.{part}")
 
 
 def _has_extended_rows(paper: str) -> bool:
     return "extended" in inspect.signature(_paper_module(paper, "experiments").grid).parameters
+
+
+def _notebook_takes_extended(paper: str) -> bool:
+    """Whether the paper's notebook has an ``extended`` parameter (rows, or evaluations, outside the budget)."""
+    import papermill
+
+    from sentemb import settings
+
+    return "extended" in papermill.inspect_notebook(str(settings.REPO_ROOT / "notebooks" / f"{paper}.ipynb"))
 
 
 def _grid(paper: str, profile: str, extended: bool) -> dict:
@@ -153,7 +164,7 @@ def cmd_notebook(args) -> int:
     for paper in args.paper.split(","):
         _paper_module(paper, "experiments")
         execute_notebook(paper, args.profile, run_missing=not args.no_run,
-                         extended=args.extended and _has_extended_rows(paper))
+                         extended=args.extended and _notebook_takes_extended(paper))
     return 0
 
 
@@ -175,6 +186,13 @@ def cmd_summary(args) -> int:
 
     with pd.option_context("display.width", 200, "display.max_colwidth", 80):
         print(table.to_string(index=False))
+    return 0
+
+
+def cmd_site(args) -> int:
+    from sentemb.site import build_site
+
+    print(f"[site] {build_site(args.profile)}")
     return 0
 
 
@@ -293,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run (or load) the records of a paper's grid. A record file of the profile that "
                        "cannot be read (truncated, corrupt) is named on stderr, moved aside to <name>.broken (kept) "
                        "and its run computed again; with --no-run it is an error naming the file (exit 2).")
-    p.add_argument("--paper", required=True, choices=PAPERS)
+    p.add_argument("--paper", required=True, choices=RUNNABLE)
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.add_argument("--only", default=None, help="comma-separated run names of the grid")
     p.add_argument("--no-run", action="store_true", help="only load existing records; fail if one is missing")
@@ -302,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("notebook", help="execute a paper's notebook with papermill")
-    p.add_argument("--paper", required=True, help=f"one or more of {', '.join(PAPERS)}, comma-separated")
+    p.add_argument("--paper", required=True, help=f"one or more of {', '.join(RUNNABLE)}, comma-separated")
     p.add_argument("--profile", default="small", choices=list(PROFILES))
     p.add_argument("--no-run", action="store_true", help="build tables/figures from existing records only")
     p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
@@ -312,6 +330,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("summary", help="run_all.sh's table: runs trained / loaded / not run and wall time per paper")
     p.add_argument("folder", help="the folder of run events (<paper>.jsonl) and walls.tsv that run_all.sh filled")
     p.set_defaults(func=cmd_summary)
+
+    p = sub.add_parser("site", help="the executed notebooks as a static HTML site (index: every paper's coverage)",
+                       description="Writes site/<profile>/index.html (SENTEMB_SITE moves it) and one page per "
+                       "executed notebook; the pages need no network.")
+    p.add_argument("--profile", default="small", choices=list(PROFILES))
+    p.set_defaults(func=cmd_site)
 
     p = sub.add_parser("data", help="verify (sha256) or fetch the registered data files")
     p.add_argument("action", choices=("verify", "fetch"))

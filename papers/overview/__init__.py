@@ -1,0 +1,1 @@
+"""The archive's overview: every paper's coverage and claims, and the methods compared under one protocol."""

@@ -1,0 +1,335 @@
+"""The overview's tables and figures, from run records only (``notebooks/overview.ipynb`` shows them).
+
+- Coverage and claims of every paper (:mod:`sentemb.report.archive_coverage`).
+- The comparison: every method of :mod:`papers.overview.experiments` on the 7 STS tasks (test, Spearman x 100), under
+  SimCSE's protocol (``all`` aggregation for STS12-16) and DeCLUTR's (``mean``); mean ± std over the seeds, and
+  pairwise two-sided Welch t-tests on the 7-task average, corrected for the number of pairs (Benjamini-Hochberg,
+  ``scipy.stats.false_discovery_control``).
+- SentEval's 7 transfer tasks (fasttest in the small profile) and the offline MTEB tasks, from the derived records
+  SimCSE's Table E.1 and the non-contrastive paper's Table 4 compute (the same derived ids: shared, not recomputed);
+  a method without them is listed as not run.
+- Compute: wall time, training share and training throughput per method and per paper.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from papers.overview import experiments as ex
+from papers.overview.analyses import has_sts7, sts7
+from sentemb import settings
+from sentemb.plots import style
+from sentemb.report import archive_coverage
+from sentemb.report.claims import welch_p
+from sentemb.report.grid_records import collect_records
+from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, mean_std, sts_rows
+from sentemb.report.views import write_csv_tables
+from sentemb.runs.derived import NotRun
+
+PAPER = "overview"
+SUBSTITUTES = ("backbone all-MiniLM-L6-v2 (already contrastively trained) for BERT/RoBERTa; 60 steps of batch 64 on "
+               "the mirror's data; 3 seeds")
+PROTOCOLS = {"all": "SimCSE's protocol (STS12-16: all subsets concatenated)",
+             "mean": "DeCLUTR's protocol (STS12-16: mean over the subsets)"}
+
+
+def output_dirs(profile: str):
+    return settings.paper_output_dirs(PAPER, profile)
+
+
+def collect(profile: str, run_missing: bool = True, progress: bool = True) -> dict[str, list[dict]]:
+    """Method -> its records, one per seed (every one is a paper's run; with ``run_missing`` a missing one is trained)."""
+    return collect_records(lambda p, extended=True: ex.grid(p), profile, run_missing, progress=progress)
+
+
+# -- the comparison on STS --------------------------------------------------------------------------------------------
+
+def sts_records(records: dict[str, list[dict]], run_missing: bool = True) -> dict[str, list[dict]]:
+    """Method -> one record per seed holding the 7 STS tasks: the run's own, or (a run that scored STS-B dev only)
+    its derived 7-task record in a run's shape (:func:`papers.overview.analyses.sts7`); a seed without either is
+    left out."""
+    out = {}
+    for method, runs in records.items():
+        out[method] = []
+        for record in runs:
+            if has_sts7(record):
+                out[method].append(record)
+                continue
+            try:
+                out[method].append(derived_sts_record(sts7(record, run_missing=run_missing), record))
+            except NotRun:
+                pass
+    return out
+
+
+def sts_per_seed(sts: dict[str, list[dict]]) -> pd.DataFrame:
+    rows = []
+    for method, runs in sts.items():
+        paper, row = ex.METHODS[method]
+        for record in runs:
+            rows += sts_rows(record, {"paper": paper, "table": "comparison", "row": method, "run": row})
+    return pd.DataFrame(rows)
+
+
+def sts_comparison(sts: dict[str, list[dict]]) -> pd.DataFrame:
+    """Long table: one row per (method, task, aggregation), mean/std/n over the seeds and the trace columns."""
+    return aggregate_seeds(sts_per_seed(sts))
+
+
+def wide(table: pd.DataFrame, aggregation: str = "all") -> pd.DataFrame:
+    """Reader's view: one row per method, 'mean ± std (n)' per task and the average."""
+    view = table[table["aggregation"].isin((aggregation, ""))].copy()
+    view["cell"] = [mean_std({"reproduced": r["value"], "std": r["std"], "n": r["n"]}) for _, r in view.iterrows()]
+    out = view.pivot_table(index="row", columns="column", values="cell", aggfunc="first", sort=False)
+    return out.reindex(columns=list(dict.fromkeys(view["column"])))
+
+
+def _average_seeds(sts: dict[str, list[dict]], aggregation: str) -> dict[str, list[float]]:
+    per_seed = sts_per_seed(sts)
+    if aggregation != "all":  # the average over the 7 tasks with STS12-16 aggregated as asked
+        per_seed = per_seed[per_seed["aggregation"].isin((aggregation, ""))]
+        per_seed = per_seed[per_seed["column"] != "Avg."]
+        averaged = per_seed.groupby(["row", "run_id"], sort=False)["value"].mean().reset_index()
+        return {m: averaged.loc[averaged["row"] == m, "value"].tolist() for m in sts}
+    avg = per_seed[per_seed["column"] == "Avg."]
+    return {m: avg.loc[avg["row"] == m, "value"].tolist() for m in sts}
+
+
+def pairwise(sts: dict[str, list[dict]], aggregation: str = "all") -> pd.DataFrame:
+    """Every pair of methods with >= 2 seeds each: the difference of their mean 7-task averages, the two-sided Welch
+    p-value, and the p-value corrected for the number of pairs (Benjamini-Hochberg); significant at 0.05 after it."""
+    seeds = {m: v for m, v in _average_seeds(sts, aggregation).items() if len(v) >= 2}
+    rows = []
+    for a, b in itertools.combinations(seeds, 2):
+        p = min(1.0, 2 * min(welch_p(seeds[a], seeds[b]), welch_p(seeds[b], seeds[a])))
+        rows.append({"method_a": a, "method_b": b, "aggregation": aggregation,
+                     "difference": float(np.mean(seeds[a]) - np.mean(seeds[b])), "p_value": p,
+                     "n": f"{len(seeds[a])} vs {len(seeds[b])}", "test": "Welch two-sided"})
+    table = pd.DataFrame(rows)
+    if not table.empty:
+        table["p_corrected"] = stats.false_discovery_control(table["p_value"].to_numpy(), method="bh")
+        table["significant"] = table["p_corrected"] < 0.05
+    return table
+
+
+# -- transfer and MTEB (derived records shared with SimCSE's Table E.1 and the non-contrastive Table 4) ---------------
+
+def derived(records: dict[str, list[dict]], run_missing: bool = True,
+            extended: bool = False) -> dict[str, dict[str, list[dict]]]:
+    """{"sts": :func:`sts_records`, "transfer": method -> derived records, "mteb": method -> derived records}. A seed
+    without its transfer or MTEB record is left out unless ``run_missing`` and ``extended`` (then it is computed:
+    about 5 min (transfer) and 80 s (MTEB) per model on 2 cores)."""
+    from papers.noncontrastive.analyses import mteb_and_geometry
+    from papers.simcse.analyses import transfer
+
+    out = {"sts": sts_records(records, run_missing), "transfer": {}, "mteb": {}}
+    for method, runs in records.items():
+        for kind, compute in (("transfer", transfer), ("mteb", mteb_and_geometry)):
+            found = []
+            for record in runs:
+                try:
+                    found.append(compute(record, run_missing=run_missing and extended))
+                except NotRun:
+                    pass
+            out[kind][method] = found
+    return out
+
+
+def _derived_rows(derived_records: dict[str, list[dict]], values) -> pd.DataFrame:
+    rows = []
+    for method, found in derived_records.items():
+        paper, row = ex.METHODS[method]
+        for d in found:
+            for column, value in values(d):
+                rows.append({"paper": paper, "table": "comparison", "row": method, "run": row, "column": column,
+                             "split": "test", "aggregation": "", "metric": "", "value": value,
+                             "run_id": d["derived_id"], "seed": None, "profile": d["profile"],
+                             "backbone_used": "", "commit": (d["provenance"].get("commit") or "")[:12],
+                             "data_fingerprint": "", "wall_seconds": round(d["timing"]["total_seconds"], 1)})
+    return pd.DataFrame(rows)
+
+
+def transfer_comparison(derived_records: dict[str, list[dict]]) -> pd.DataFrame:
+    """Accuracy (%) per SentEval transfer task and their average, mean over the seeds that have it."""
+    def values(d):
+        tasks = d["result"]["transfer"]["tasks"]
+        accs = [(name, float(r["acc"])) for name, r in tasks.items() if r.get("acc") is not None]
+        return accs + [("Avg.", float(np.mean([a for _, a in accs])))]
+    rows = _derived_rows(derived_records, values)
+    return aggregate_seeds(rows.assign(metric="accuracy", seed=0)) if not rows.empty else rows
+
+
+def mteb_comparison(derived_records: dict[str, list[dict]]) -> pd.DataFrame:
+    """mteb's main score (x 100, as the adapter records it) per offline MTEB task, and their average."""
+    def values(d):
+        mteb = d["result"]["mteb"] or {"tasks": {}}
+        ran = [(name, float(r["main_score"])) for name, r in mteb["tasks"].items() if r["status"] == "ok"]
+        return ran + ([("Avg.", float(np.mean([v for _, v in ran])))] if ran else [])
+    rows = _derived_rows(derived_records, values)
+    return aggregate_seeds(rows.assign(metric="main_score", seed=0)) if not rows.empty else rows
+
+
+def missing_derived(records: dict[str, list[dict]], derived_records: dict[str, dict[str, list[dict]]]) -> pd.DataFrame:
+    """Per evaluation and method, how many seeds lack it."""
+    rows = []
+    for kind, by_method in derived_records.items():
+        for method, runs in records.items():
+            missing = len(runs) - len(by_method.get(method, []))
+            if missing:
+                how = "./run_all.sh --paper overview computes it" if kind == "sts" else \
+                    "not run yet (outside the budget): ./run_all.sh --paper overview --extended computes it"
+                rows.append({"evaluation": kind, "method": method, "seeds without it": missing, "status": how})
+    return pd.DataFrame(rows, columns=["evaluation", "method", "seeds without it", "status"])
+
+
+# -- compute --------------------------------------------------------------------------------------------------------
+
+def _compute_row(runs: list[dict]) -> dict:
+    trained = [r for r in runs if r["training"]]
+    total = sum(r["timing"]["total_seconds"] for r in runs)
+    train = sum(r["timing"]["train_seconds"] for r in runs)
+    return {"records": len(runs), "wall_seconds": round(total, 1), "training_share": train / total if total else None,
+            "sentences_per_second": float(np.mean([r["training"]["rows_per_second"] for r in trained])) if trained else None}
+
+
+def compute_per_method(records: dict[str, list[dict]]) -> pd.DataFrame:
+    return pd.DataFrame([{"method": m, **_compute_row(runs)} for m, runs in records.items()])
+
+
+def compute_per_paper(profile: str) -> pd.DataFrame:
+    """Per paper: every record its grid names (shared runs count in each paper that uses them)."""
+    import importlib
+
+    from sentemb.runs import store
+
+    rows = []
+    for paper in archive_coverage.PAPERS:
+        grid = importlib.import_module(f"papers.{paper}.experiments").grid
+        specs = {s.run_id for group in grid(profile).values() for s in group}
+        runs = [r for r in (store.load(profile, i) for i in sorted(specs)) if r is not None]
+        rows.append({"paper": paper, **_compute_row(runs)})
+    return pd.DataFrame(rows)
+
+
+# -- claims ---------------------------------------------------------------------------------------------------------
+
+def claims_table(profile: str) -> pd.DataFrame:
+    """Every paper's claims with their status, each linked to its entry in the paper's claims.yaml."""
+    table = archive_coverage.claims(profile)
+    lines = {}
+    for paper in archive_coverage.PAPERS:
+        text = (settings.REPO_ROOT / "papers" / paper / "claims.yaml").read_text().splitlines()
+        for number, line in enumerate(text, start=1):
+            if line.lstrip().startswith("- id:") or line.lstrip().startswith("id:"):
+                lines[(paper, line.split(":", 1)[1].strip().strip("'\""))] = number
+    table["link"] = [f"../papers/{p}/claims.yaml#L{lines.get((p, c), 1)}" for p, c in zip(table["paper"], table["claim"])]
+    return table[["paper", "claim", "status", "effect", "p_value", "n", "test", "link"]]
+
+
+# -- outputs --------------------------------------------------------------------------------------------------------
+
+def write_tables(records: dict[str, list[dict]], derived_records: dict, profile: str) -> dict[str, pd.DataFrame]:
+    folder, _ = output_dirs(profile)
+    sts = derived_records["sts"]
+    tables = {"comparison_sts": sts_comparison(sts),
+              "comparison_pairwise": pd.concat([pairwise(sts, a) for a in PROTOCOLS], ignore_index=True),
+              "comparison_transfer": transfer_comparison(derived_records["transfer"]),
+              "comparison_mteb": mteb_comparison(derived_records["mteb"]),
+              "budget": pd.DataFrame(ex.budget(ex.grid(profile))),
+              "compute_per_method": compute_per_method(records), "compute_per_paper": compute_per_paper(profile),
+              "coverage": pd.concat([archive_coverage.coverage(p) for p in archive_coverage.PAPERS], ignore_index=True),
+              "claims_all": claims_table(profile)}
+    write_csv_tables(folder, {k: v for k, v in tables.items() if not v.empty})
+    return tables
+
+
+def figure_comparison(sts: dict[str, list[dict]], profile: str):
+    """Per method, the 7-task STS average of each seed (points) and their mean (bar), under both protocols."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    style.apply()
+    rows = []
+    for aggregation in PROTOCOLS:
+        for method, values in _average_seeds(sts, aggregation).items():
+            rows += [{"method": method, "protocol": aggregation, "STS avg. (Spearman x 100)": v} for v in values]
+    data = pd.DataFrame(rows)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+    for ax, aggregation in zip(axes, PROTOCOLS):
+        part = data[data["protocol"] == aggregation]
+        sns.barplot(part, y="method", x="STS avg. (Spearman x 100)", ax=ax, color=style.PALETTE[0], alpha=0.35,
+                    errorbar=None)
+        sns.stripplot(part, y="method", x="STS avg. (Spearman x 100)", ax=ax, color=style.PALETTE[0], size=5)
+        low = part["STS avg. (Spearman x 100)"].min()
+        ax.set_xlim(low - 3, part["STS avg. (Spearman x 100)"].max() + 1)
+        ax.set_title(PROTOCOLS[aggregation], fontsize=9)
+        ax.set_ylabel("")
+    _, folder = output_dirs(profile)
+    return style.save(fig, folder, "comparison_sts",
+                      f"profile {profile}; {SUBSTITUTES}; 7 STS test tasks, Spearman x 100; points: seeds; "
+                      f"run ids in results/overview/{profile}/comparison_sts.csv")
+
+
+def figure_pairwise(table: pd.DataFrame, profile: str):
+    """Heatmap of the corrected p-values of the pairwise tests (SimCSE's protocol); annotated with the difference."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    style.apply()
+    part = table[table["aggregation"] == "all"]
+    methods = list(dict.fromkeys(list(part["method_a"]) + list(part["method_b"])))
+    p = pd.DataFrame(np.nan, index=methods, columns=methods)
+    diff = pd.DataFrame("", index=methods, columns=methods)
+    for _, r in part.iterrows():
+        p.loc[r["method_a"], r["method_b"]] = p.loc[r["method_b"], r["method_a"]] = r["p_corrected"]
+        diff.loc[r["method_a"], r["method_b"]] = f"{r['difference']:+.1f}"
+        diff.loc[r["method_b"], r["method_a"]] = f"{-r['difference']:+.1f}"
+    fig, ax = plt.subplots(figsize=(8, 6.5))
+    sns.heatmap(p, annot=diff, fmt="", cmap="viridis_r", vmin=0, vmax=0.2, ax=ax,
+                cbar_kws={"label": "p (Welch, two-sided, BH-corrected)"})
+    ax.set_title("row minus column, STS avg.; dark: significant", fontsize=9)
+    _, folder = output_dirs(profile)
+    return style.save(fig, folder, "comparison_pairwise",
+                      f"profile {profile}; {SUBSTITUTES}; SimCSE's STS protocol; "
+                      f"results/overview/{profile}/comparison_pairwise.csv")
+
+
+def markdown_summary(tables: dict[str, pd.DataFrame], profile: str) -> str:
+    """The README's block: the comparison (mean ± std (n)) with the significant pairs, coverage and claim counts."""
+    sts = tables["comparison_sts"]
+    lines = [f"Profile {profile}; {SUBSTITUTES}. 7 STS test tasks, Spearman x 100, mean ± std (n seeds).", "",
+             "| method | STS avg. (SimCSE protocol, `all`) | STS avg. (DeCLUTR protocol, `mean`) | data | steps x batch |",
+             "|---|---|---|---|---|"]
+    budget = tables["budget"].set_index("method")
+    averages = {a: _protocol_average(sts, a) for a in PROTOCOLS}
+    for method in dict.fromkeys(sts["row"]):
+        cells = [averages[a].get(method, "") for a in PROTOCOLS]
+        b = budget.loc[method]
+        steps = f"{b['steps']} x {b['batch']}" if b["steps"] else "untrained"
+        lines.append(f"| {method} | {cells[0]} | {cells[1]} | {b['train_data'] or '-'} | {steps} |")
+    pairs = tables["comparison_pairwise"]
+    pairs = pairs[(pairs["aggregation"] == "all")]
+    significant = pairs[pairs["significant"].astype(bool)]
+    lines += ["", f"Pairwise (SimCSE protocol; Welch two-sided, Benjamini-Hochberg over {len(pairs)} pairs): "
+              f"{len(significant)} significant at 0.05: " + "; ".join(
+                  f"{r['method_a']} {'>' if r['difference'] > 0 else '<'} {r['method_b']} "
+                  f"({r['difference']:+.2f}, p = {r['p_corrected']:.2g})" for _, r in significant.iterrows()) + "."]
+    return "\n".join(lines)
+
+
+def _protocol_average(sts: pd.DataFrame, aggregation: str) -> dict[str, str]:
+    """Method -> 'mean ± std (n)' of the per-seed 7-task average under ``aggregation`` (from the long table)."""
+    if aggregation == "all":
+        avg = sts[sts["column"] == "Avg."]
+        return {r["row"]: mean_std({"reproduced": r["value"], "std": r["std"], "n": r["n"]}) for _, r in avg.iterrows()}
+    out = {}
+    part = sts[sts["aggregation"].isin((aggregation, "")) & (sts["column"] != "Avg.")]
+    for method, group in part.groupby("row", sort=False):
+        per_seed = np.mean([[float(v) for v in str(values).split(";")] for values in group["values"]], axis=0)
+        std = float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else float("nan")
+        out[method] = mean_std({"reproduced": float(np.mean(per_seed)), "std": std, "n": len(per_seed)})
+    return out

@@ -1,0 +1,73 @@
+"""The overview (papers/overview): the comparison reuses the papers' runs, its statistics, and the archive's coverage."""
+
+import copy
+import json
+
+import pytest
+
+from papers.overview import experiments, report
+from sentemb.report import archive_coverage
+from sentemb.settings import REPO_ROOT
+
+TEMPLATE = REPO_ROOT / "results" / "runs" / "small"
+
+
+def _record(shift: float, seed: int) -> dict:
+    """A committed SimCSE record with every STS score moved by ``shift`` (Spearman as a fraction)."""
+    spec = experiments.grid("small")["SimCSE unsup."][0]
+    record = copy.deepcopy(json.loads((TEMPLATE / f"{spec.run_id}.json").read_text()))
+    record["spec"]["seed"] = seed
+    record["run_id"] = f"fake{seed}{shift}"
+    for result in record["metrics"]["tasks"].values():
+        if "aggregate" in result:
+            for aggregation in ("all", "mean", "wmean"):
+                result["aggregate"]["spearman"][aggregation] += shift
+        else:
+            result["splits"]["test"]["spearman"] += shift
+    return record
+
+
+def test_every_method_is_its_papers_run():
+    import importlib
+
+    for method, specs in experiments.grid("small").items():
+        paper, row = experiments.METHODS[method]
+        own = importlib.import_module(f"papers.{paper}.experiments").grid("small")[row]
+        assert [s.run_id for s in specs] == [s.run_id for s in own]
+    assert experiments.grid("small")["SimCSE unsup."][0].run_id == \
+        importlib.import_module("papers.simcse_pp.experiments").grid("small")["simcse"][0].run_id  # one shared run
+
+
+def test_pairwise_finds_a_real_gap_and_corrects_for_the_pairs():
+    a, b, c = "SimCSE unsup.", "SimCSE++", "TNCSE"  # method names of the grid, the records are synthetic
+    sts = {a: [_record(0.000 + d, s) for s, d in zip((1, 2, 3), (0.001, -0.001, 0.0))],
+           b: [_record(0.020 + d, s) for s, d in zip((1, 2, 3), (0.001, -0.001, 0.0))],
+           c: [_record(0.0005 + d, s) for s, d in zip((1, 2, 3), (0.002, -0.001, 0.0))]}
+    pairs = report.pairwise(sts).set_index(["method_a", "method_b"])
+    assert pairs.loc[(a, b), "difference"] == pytest.approx(-2.0, abs=1e-6)
+    assert pairs.loc[(a, b), "significant"] and not pairs.loc[(a, c), "significant"]
+    assert (pairs["p_corrected"] >= pairs["p_value"] - 1e-12).all()  # Benjamini-Hochberg never lowers a p-value
+    table = report.sts_comparison(sts)
+    avg = table[table["column"] == "Avg."].set_index("row")
+    assert avg.loc[b, "value"] - avg.loc[a, "value"] == pytest.approx(2.0, abs=1e-6)
+    assert avg.loc[a, "n"] == 3
+
+
+def test_the_protocol_average_is_the_mean_of_the_seeds_averages():
+    sts = {"SimCSE unsup.": [_record(0.0, 1), _record(0.01, 2)]}
+    table = report.sts_comparison(sts)
+    means = report._protocol_average(table, "mean")["SimCSE unsup."]
+    alls = report._protocol_average(table, "all")["SimCSE unsup."]
+    assert means.endswith("(2)") and alls.endswith("± 0.71 (2)")  # 0 and +1 point: std 0.71
+
+
+def test_a_coverage_status_outside_the_classes_is_an_error():
+    assert archive_coverage.status_class("partly (extended rows)") == "partly"
+    with pytest.raises(ValueError, match="starts with none of"):
+        archive_coverage.status_class("maybe later")
+
+
+def test_every_papers_coverage_is_classified():
+    counts = archive_coverage.coverage_counts()
+    assert len(counts) == len(archive_coverage.PAPERS)
+    assert (counts[list(archive_coverage.STATUS_CLASSES)].sum(axis=1) == counts["items"]).all()
