@@ -8,7 +8,7 @@ from sentemb.errors import SentembError
 from sentemb.report import readme_summary
 from sentemb.report.readme_summary import readme_is_in_sync, sync_readme
 
-PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr")
+PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr", "overview")
 
 
 @pytest.mark.parametrize("paper", PAPERS)

@@ -298,10 +298,28 @@ def figure_pairwise(table: pd.DataFrame, profile: str):
                       f"results/overview/{profile}/comparison_pairwise.csv")
 
 
+def archive_table(profile: str) -> list[str]:
+    """Markdown rows, one per paper: its tables and figures per status, its claims per status, links to its README
+    and notebook (relative to the top-level README)."""
+    items, claims = archive_coverage.coverage_counts(), archive_coverage.claim_counts(profile)
+    lines = ["| paper | tables + figures: reproduced / partly / not run / no numbers (n.a., not identifiable) | "
+             "claims: holds / fails / inconclusive / not run |", "|---|---|---|"]
+    for (paper, title), (_, i), (_, c) in zip(archive_coverage.PAPERS.items(), items.iterrows(), claims.iterrows()):
+        links = f"[{title}](papers/{paper}/README.md) ([notebook](notebooks/{paper}.ipynb))"
+        lines.append(f"| {links} | {i['reproduced']} / {i['partly']} / {i['not run']} / "
+                     f"{i['not applicable'] + i['not identifiable']} (of {i['items']}) | "
+                     f"{c['holds']} / {c['fails']} / {c['inconclusive']} / {c['not run']} (of {c['claims']}) |")
+    return lines
+
+
 def markdown_summary(tables: dict[str, pd.DataFrame], profile: str) -> str:
-    """The README's block: the comparison (mean ± std (n)) with the significant pairs, coverage and claim counts."""
+    """The top-level README's block: every paper's coverage and claims per status, then the comparison (mean ± std
+    (n)) with the significant pairs."""
     sts = tables["comparison_sts"]
-    lines = [f"Profile {profile}; {SUBSTITUTES}. 7 STS test tasks, Spearman x 100, mean ± std (n seeds).", "",
+    lines = archive_table(profile) + [
+             "", "**The methods compared** ([overview](papers/overview/README.md), "
+             "[notebook](notebooks/overview.ipynb)): "
+             f"profile {profile}; {SUBSTITUTES}. 7 STS test tasks, Spearman x 100, mean ± std (n seeds).", "",
              "| method | STS avg. (SimCSE protocol, `all`) | STS avg. (DeCLUTR protocol, `mean`) | data | steps x batch |",
              "|---|---|---|---|---|"]
     budget = tables["budget"].set_index("method")

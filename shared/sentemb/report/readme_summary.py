@@ -1,6 +1,6 @@
 """A paper README's generated results block: the printed output of its notebook's "README's summary" cell.
 
-A paper README may hold one block between a line starting ``<!-- generated:`` and the line ``<!-- /generated -->``.
+A paper README (and the top-level README, for the overview) may hold one block between a line starting ``<!-- generated:`` and the line ``<!-- /generated -->``.
 Its text is what the executed small-profile notebook printed from ``report.markdown_summary(tables)``, so the README's
 reported | reproduced | Δ tables are the notebook's, never typed by hand. :func:`sync_readme` rewrites the block
 after the notebook runs (``python -m sentemb notebook`` does, for the small profile); :func:`readme_is_in_sync`
@@ -23,7 +23,9 @@ SUMMARY_CALL = "report.markdown_summary("
 
 
 def readme_path(paper: str) -> Path:
-    return settings.REPO_ROOT / "papers" / paper / "README.md"
+    """``papers/<paper>/README.md``; the overview's summary (every paper's coverage and claims, and the comparison)
+    goes into the top-level README."""
+    return settings.REPO_ROOT / ("README.md" if paper == "overview" else f"papers/{paper}/README.md")
 
 
 def notebook_summary(notebook: Path) -> str | None:
