@@ -48,8 +48,8 @@ def per_run(events: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary(folder: Path, papers: list[str], walls: dict[str, float]) -> pd.DataFrame:
-    """One row per paper: runs trained / loaded / retrained / not run / failed, derived analyses computed /
-    loaded, the reasons for what was not run, and the wall time (s)."""
+    """One row per paper: runs trained / loaded / retrained / not run / failed, derived analyses computed / loaded /
+    not run, the reasons for what was not run, and the wall time (s)."""
     rows = []
     for paper in papers:
         path = Path(folder) / f"{paper}.jsonl"
@@ -59,6 +59,7 @@ def summary(folder: Path, papers: list[str], walls: dict[str, float]) -> pd.Data
         rows.append({"paper": paper, "trained": count("run", "trained"), "loaded": count("run", "loaded"),
                      "retrained (lost checkpoint)": count("run", "retrained"), "not run": count("run", "not_run"),
                      "failed": count("run", "failed"), "derived computed": count("derived", "trained"),
-                     "derived loaded": count("derived", "loaded"), "wall (s)": round(walls[paper]) if paper in walls else None,
+                     "derived loaded": count("derived", "loaded"), "derived not run": count("derived", "not_run"),
+                     "wall (s)": round(walls[paper]) if paper in walls else None,
                      "why not run": "; ".join(reasons)})
     return pd.DataFrame(rows)
