@@ -126,3 +126,20 @@ def test_the_retrieval_tasks_load_as_the_mirror_readme_says(name, docs, chars, q
     assert sum(len((t + " " + x).strip()) for t, x in zip(corpus["title"], corpus["text"])) == chars  # mteb's string
     assert len(split["queries"]) == queries == len(split["relevant_docs"])
     assert sum(len(d) for d in split["relevant_docs"].values()) == judgements
+
+
+def test_classification_scores_convert_the_labels_once_and_do_not_change(monkeypatch):
+    import datasets
+
+    from sentemb.evaluate.mteb_adapter import labels_converted_once
+
+    split = datasets.Dataset.from_dict({"text": ["t"] * 400, "label": [i % 3 for i in range(400)]})
+    y_pred = np.array([(i * 7) % 3 for i in range(400)])
+    expected = benchmark_task("EmotionClassification")._calculate_scores(split["label"], y_pred)
+    rows = []
+    iterate = datasets.arrow_dataset.Column.__iter__
+    monkeypatch.setattr(datasets.arrow_dataset.Column, "__iter__", lambda self: rows.append(1) or iterate(self))
+    task = benchmark_task("EmotionClassification")
+    labels_converted_once(task)
+    assert task._calculate_scores(split["label"], y_pred) == expected
+    assert len(rows) == 1  # one pass over the column instead of one per scikit-learn metric
