@@ -27,8 +27,10 @@ def _record(shift: float, seed: int) -> dict:
     return record
 
 
-def test_every_method_is_its_papers_run():
+def test_every_method_is_its_papers_run(monkeypatch):
     import importlib
+
+    monkeypatch.setenv("SENTEMB_RESULTS", str(REPO_ROOT / "results"))  # read only: the scan's best trials pick rows
 
     for method, specs in experiments.grid("small").items():
         paper, row = experiments.METHODS[method]
@@ -71,3 +73,21 @@ def test_every_papers_coverage_is_classified():
     counts = archive_coverage.coverage_counts()
     assert len(counts) == len(archive_coverage.PAPERS)
     assert (counts[list(archive_coverage.STATUS_CLASSES)].sum(axis=1) == counts["items"]).all()
+
+
+def test_the_committed_comparison_has_every_method_on_the_same_evaluator(monkeypatch):
+    """Every method's runs are committed, and each seed has the 7 STS tasks (its own final evaluation or the
+    overview's derived record): the comparison's STS table is never missing a seed."""
+    monkeypatch.setenv("SENTEMB_RESULTS", str(REPO_ROOT / "results"))  # read only: the scan's best trials pick rows
+    from conftest import require_committed_small_records
+    from papers.overview.analyses import ANALYSIS, PARAMS, has_sts7
+    from sentemb.runs.derived import derived_id
+
+    specs = experiments.grid("small")
+    require_committed_small_records("overview", [s.run_id for group in specs.values() for s in group])
+    for method, group in specs.items():
+        for spec in group:
+            record = json.loads((TEMPLATE / f"{spec.run_id}.json").read_text())
+            if not has_sts7(record):
+                path = TEMPLATE / "derived" / f"{derived_id(spec.run_id, ANALYSIS, PARAMS)}.json"
+                assert path.is_file(), f"{method} seed {spec.seed}: no committed 7-task STS record ({path.name})"
