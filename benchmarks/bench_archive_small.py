@@ -1,0 +1,90 @@
+"""The whole small profile, as one command (issue 19's budgets); rerun it, it is not a test. Needs SENTEMB_DATA.
+
+    .venv/bin/python benchmarks/bench_archive_small.py --cached          # ./run_all.sh over the committed records
+    .venv/bin/python benchmarks/bench_archive_small.py --from-scratch    # ./run_all.sh into an empty store and cache
+
+- ``--cached``: ``./run_all.sh`` in this checkout, over the committed records (the README's main command on a fresh
+  clone; budget: 2 min), then ``git status --porcelain``: the run must leave the working tree clean.
+- ``--from-scratch``: ``./run_all.sh`` with results, figures, notebooks, site and ``SENTEMB_CACHE`` all in one new
+  temporary folder (no checkpoint, embedding or record of an earlier run is reused; budget: 3 h on 2 cores), then
+  once more over what it made (cached). Per paper, the wall time and the runs trained/loaded come from run_all's
+  own closing table (``sentemb summary``, its run events).
+Prints a JSON summary (also written with --output); ``--keep DIR`` copies the fresh store's records there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmark_io import emit, machine, require_mirror
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _per_paper(cache: Path) -> dict:
+    """The newest run_all event folder's walls.tsv: paper -> seconds."""
+    folders = sorted((cache / "run_all").glob("*"), key=lambda p: p.stat().st_mtime)
+    if not folders:
+        return {}
+    lines = (folders[-1] / "walls.tsv").read_text().splitlines() if (folders[-1] / "walls.tsv").is_file() else []
+    return {paper: float(seconds) for paper, seconds in (line.split("\t") for line in lines)}
+
+
+def run_all(env: dict) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(["./run_all.sh"], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return time.perf_counter() - started, done.stdout[-3000:]
+
+
+def cached() -> dict:
+    env = dict(os.environ)
+    seconds, tail = run_all(env)
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+    cache = Path(env.get("SENTEMB_CACHE", Path.home() / ".cache" / "sentemb"))
+    return {"cached_seconds": seconds, "per_paper_seconds": _per_paper(cache), "tree_clean": not dirty.strip(),
+            "dirty": dirty.splitlines()[:20], "summary": tail}
+
+
+def from_scratch(keep: str | None) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "SENTEMB_RESULTS": f"{tmp}/results", "SENTEMB_FIGURES": f"{tmp}/figures",
+               "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks", "SENTEMB_SITE": f"{tmp}/site", "SENTEMB_CACHE": f"{tmp}/cache"}
+        out: dict = {}
+        try:
+            out["from_scratch_seconds"], out["from_scratch_summary"] = run_all(env)
+            out["from_scratch_per_paper_seconds"] = _per_paper(Path(tmp) / "cache")
+            out["cached_seconds"], out["cached_summary"] = run_all(env)
+        finally:
+            if keep and (Path(tmp) / "results" / "runs" / "small").is_dir():
+                shutil.copytree(Path(tmp) / "results" / "runs" / "small", Path(keep), dirs_exist_ok=True)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cached", action="store_true")
+    parser.add_argument("--from-scratch", action="store_true")
+    parser.add_argument("--keep", default=None)
+    parser.add_argument("--output", default=None)
+    args = parser.parse_args()
+    if not (args.cached or args.from_scratch):
+        parser.error("choose --cached, --from-scratch or both")
+    require_mirror()
+    summary = {"benchmark": "archive_small", "machine": machine()}
+    if args.cached:
+        summary["cached"] = cached()
+    if args.from_scratch:
+        summary["from_scratch"] = from_scratch(args.keep)
+    emit(summary, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
