@@ -1,6 +1,7 @@
-"""Every objective's loss is computed in fp32 while the encoder runs under bf16 autocast.
+"""Every objective's loss is computed in fp32 while the encoder runs under bf16 autocast (CPU) or fp16 autocast (CUDA,
+the full profile's precision; run where a GPU is, skipped elsewhere).
 
-Each registered objective gets the same fp32 embeddings twice, once under bf16 autocast and once without: the
+Each registered objective gets the same fp32 embeddings twice, once under autocast and once without: the
 loss values and their gradients with respect to the embeddings must agree to fp32 tolerance. (Before the fix the
 contrastive logits were bf16: SimCSE's loss gradient was off by ~3 %, Barlow Twins' loss by ~1 %.) The encoder is
 replaced by fixed embeddings and the projectors by the identity, so that only the loss is compared.
@@ -55,8 +56,14 @@ def _objective(name, params):
     return objective
 
 
-def _loss_and_grad(objective, rows, embeddings, precision):
-    """The objective's loss with ``embed`` returning slices of ``embeddings`` (a fresh slice per call)."""
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (fp16 autocast)")
+AUTOCASTS = [pytest.param("cpu", torch.bfloat16, id="cpu-bf16"),
+             pytest.param("cuda", torch.float16, id="cuda-fp16", marks=CUDA)]
+
+
+def _loss_and_grad(objective, rows, embeddings, autocast=None):
+    """The objective's loss with ``embed`` returning slices of ``embeddings`` (a fresh slice per call), under
+    ``autocast`` = (device type, dtype) when given."""
     leaf = embeddings.clone().requires_grad_(True)
     used = [0]
 
@@ -83,21 +90,20 @@ def _loss_and_grad(objective, rows, embeddings, precision):
             module.forward = pooled
             module.forward_with_last_hidden_state = pooled_and_states
     torch.manual_seed(0)  # the Gaussian padding rows of SimCSE++'s BT probe
-    if precision == "bf16":
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            loss = objective(rows, random.Random(0))
-    else:
+    with torch.autocast(autocast[0] if autocast else "cpu", dtype=autocast[1] if autocast else None,
+                        enabled=autocast is not None):
         loss = objective(rows, random.Random(0))
     loss.backward()
     return loss.detach(), leaf.grad
 
 
+@pytest.mark.parametrize("device, dtype", AUTOCASTS)
 @pytest.mark.parametrize("name, params", [(n, p) for n, ps in PARAMS.items() for p in ps])
-def test_every_objective_loss_is_fp32_under_bf16_autocast(name, params):
+def test_every_objective_loss_is_fp32_under_autocast(name, params, device, dtype):
     assert set(PARAMS) == set(registry.TRAINING_OBJECTIVES), "a new objective needs its loss paths listed here"
     def fresh():  # one objective per precision: a memory bank's queue carries over from one call to the next
         torch.manual_seed(0)  # the modules an objective creates (DeCLUTR's MLM head)
-        return _objective(name, params)
+        return _objective(name, params).to(device)
 
     objective = fresh()
     rows = ROWS[objective.rows]
@@ -105,28 +111,29 @@ def test_every_objective_loss_is_fp32_under_bf16_autocast(name, params):
         rows = [(*row, f"neutral {i}") for i, row in enumerate(rows)]
     mlm = name == "declutr" or params.get("mlm_weight")
     width = objective.encoder.dim if mlm else 384  # an MLM head reads encoder-wide token states
-    embeddings = torch.randn(64 * len(rows), width, generator=torch.Generator().manual_seed(1))
-    loss32, grad32 = _loss_and_grad(objective, rows, embeddings, "fp32")
-    loss16, grad16 = _loss_and_grad(fresh(), rows, embeddings, "bf16")
+    embeddings = torch.randn(64 * len(rows), width, generator=torch.Generator().manual_seed(1)).to(device)
+    loss32, grad32 = _loss_and_grad(objective.to(device), rows, embeddings)
+    loss16, grad16 = _loss_and_grad(fresh(), rows, embeddings, (device, dtype))
     assert loss16.dtype == torch.float32
     torch.testing.assert_close(loss16, loss32, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(grad16, grad32, rtol=1e-4, atol=1e-7)
 
 
+@pytest.mark.parametrize("device, dtype", AUTOCASTS)
 @pytest.mark.parametrize("loss, shapes", [
     (TNCSELoss(), [(8, 384)] * 4),  # TNCSE: two encoders' [CLS] and pooler outputs, interleaved views
     (DeclutrContrastiveLoss(), [(4, 384), (4, 2, 384)]),  # DeCLUTR: anchors (AN, d) and positives (AN, P, d)
 ])
-def test_the_loss_modules_of_papers_to_come_are_fp32_too(loss, shapes):
+def test_the_loss_modules_of_papers_to_come_are_fp32_too(loss, shapes, device, dtype):
     # positive entries: positive cosines, so that -log cos (TNCSE Eq. 7) is defined
-    inputs = [torch.rand(*s, generator=torch.Generator().manual_seed(i)) for i, s in enumerate(shapes)]
+    inputs = [torch.rand(*s, generator=torch.Generator().manual_seed(i)).to(device) for i, s in enumerate(shapes)]
     results = {}
-    for precision in ("fp32", "bf16"):
+    for autocast in (False, True):
         leaves = [x.clone().requires_grad_(True) for x in inputs]
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
-            value = loss(*leaves)
+        with torch.autocast(device, dtype=dtype, enabled=autocast):
+            value = loss.to(device)(*leaves)
         value.backward()
-        results[precision] = (value.detach(), [x.grad for x in leaves])
-    torch.testing.assert_close(results["bf16"][0], results["fp32"][0], rtol=1e-5, atol=1e-6)
-    for g16, g32 in zip(results["bf16"][1], results["fp32"][1]):
+        results[autocast] = (value.detach(), [x.grad for x in leaves])
+    torch.testing.assert_close(results[True][0], results[False][0], rtol=1e-5, atol=1e-6)
+    for g16, g32 in zip(results[True][1], results[False][1]):
         torch.testing.assert_close(g16, g32, rtol=1e-4, atol=1e-7)

@@ -1,6 +1,8 @@
 """Run specs, ids, records, objectives that own parameters and modules, and exact resuming."""
 
 import dataclasses
+import json
+import math
 
 import pytest
 import torch
@@ -330,6 +332,21 @@ def test_bf16_training_runs_and_is_recorded():
     record = execute.ensure(spec, progress=False)
     assert record["precision"] == {"training": "bf16", "dev_evaluation": "bf16", "final_evaluation": "fp32"}
     assert record["training"]["final_loss"] == record["training"]["final_loss"]  # not NaN
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (fp16 autocast + gradient scaler)")
+def test_fp16_training_on_cuda_is_finite_recorded_and_close_to_fp32():
+    """The full profile's precision: fp16 autocast with a gradient scaler, on CUDA only (CI has no GPU; run on a
+    GPU machine: benchmarks/gpu_checks.sh)."""
+    fp16 = execute.ensure(RunSpec(**{**TINY, "precision": "fp16"}), progress=False, device="cuda")
+    fp32 = execute.ensure(RunSpec(**TINY), progress=False, device="cuda")
+    assert fp16["precision"] == {"training": "fp16", "dev_evaluation": "fp16", "final_evaluation": "fp32"}
+    assert "cuda" in json.dumps(fp16["provenance"]["device"]).lower()
+    losses = [fp16["training"]["final_loss"], fp32["training"]["final_loss"]]
+    assert all(math.isfinite(v) for v in losses), losses
+    assert abs(losses[0] - losses[1]) <= 0.05 * abs(losses[1]), losses  # 6 steps: fp16 rounding, not divergence
+    for record in (fp16, fp32):
+        assert all(math.isfinite(p["stsb_dev_spearman"]) for p in record["training"]["dev_curve"])
 
 
 def test_fp16_needs_cuda():
