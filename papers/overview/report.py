@@ -26,7 +26,7 @@ from sentemb.plots import style
 from sentemb.report import archive_coverage
 from sentemb.report.claims import welch_p
 from sentemb.report.grid_records import collect_records
-from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, mean_std, sts_rows
+from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, mean_std, sts_rows, trace
 from sentemb.report.views import write_csv_tables
 from sentemb.runs.derived import NotRun
 
@@ -139,38 +139,39 @@ def derived(records: dict[str, list[dict]], run_missing: bool = True,
     return out
 
 
-def _derived_rows(derived_records: dict[str, list[dict]], values) -> pd.DataFrame:
+def _derived_rows(derived_records: dict[str, list[dict]], records: dict[str, list[dict]], values) -> pd.DataFrame:
+    """Per-seed rows of derived results, traced like a run's (:func:`sentemb.report.reproduced.trace`): the derived
+    record's id, commit, data and time, the backbone and seed of its run."""
+    runs = {r["run_id"]: r for group in records.values() for r in group}
     rows = []
     for method, found in derived_records.items():
         paper, row = ex.METHODS[method]
         for d in found:
+            traced = trace(derived_sts_record({**d, "result": {"tasks": {}}}, runs[d["run_id"]]))
             for column, value in values(d):
                 rows.append({"paper": paper, "table": "comparison", "row": method, "run": row, "column": column,
-                             "split": "test", "aggregation": "", "metric": "", "value": value,
-                             "run_id": d["derived_id"], "seed": None, "profile": d["profile"],
-                             "backbone_used": "", "commit": (d["provenance"].get("commit") or "")[:12],
-                             "data_fingerprint": "", "wall_seconds": round(d["timing"]["total_seconds"], 1)})
+                             "split": "test", "aggregation": "", "metric": "", "value": value, **traced})
     return pd.DataFrame(rows)
 
 
-def transfer_comparison(derived_records: dict[str, list[dict]]) -> pd.DataFrame:
+def transfer_comparison(derived_records: dict[str, list[dict]], records: dict[str, list[dict]]) -> pd.DataFrame:
     """Accuracy (%) per SentEval transfer task and their average, mean over the seeds that have it."""
     def values(d):
         tasks = d["result"]["transfer"]["tasks"]
         accs = [(name, float(r["acc"])) for name, r in tasks.items() if r.get("acc") is not None]
         return accs + [("Avg.", float(np.mean([a for _, a in accs])))]
-    rows = _derived_rows(derived_records, values)
-    return aggregate_seeds(rows.assign(metric="accuracy", seed=0)) if not rows.empty else rows
+    rows = _derived_rows(derived_records, records, values)
+    return aggregate_seeds(rows.assign(metric="accuracy")) if not rows.empty else rows
 
 
-def mteb_comparison(derived_records: dict[str, list[dict]]) -> pd.DataFrame:
+def mteb_comparison(derived_records: dict[str, list[dict]], records: dict[str, list[dict]]) -> pd.DataFrame:
     """mteb's main score (x 100, as the adapter records it) per offline MTEB task, and their average."""
     def values(d):
         mteb = d["result"]["mteb"] or {"tasks": {}}
         ran = [(name, float(r["main_score"])) for name, r in mteb["tasks"].items() if r["status"] == "ok"]
         return ran + ([("Avg.", float(np.mean([v for _, v in ran])))] if ran else [])
-    rows = _derived_rows(derived_records, values)
-    return aggregate_seeds(rows.assign(metric="main_score", seed=0)) if not rows.empty else rows
+    rows = _derived_rows(derived_records, records, values)
+    return aggregate_seeds(rows.assign(metric="main_score")) if not rows.empty else rows
 
 
 def missing_derived(records: dict[str, list[dict]], derived_records: dict[str, dict[str, list[dict]]]) -> pd.DataFrame:
@@ -245,8 +246,8 @@ def write_tables(records: dict[str, list[dict]], derived_records: dict, profile:
     sts = derived_records["sts"]
     tables = {"comparison_sts": sts_comparison(sts),
               "comparison_pairwise": pd.concat([pairwise(sts, a) for a in PROTOCOLS], ignore_index=True),
-              "comparison_transfer": transfer_comparison(derived_records["transfer"]),
-              "comparison_mteb": mteb_comparison(derived_records["mteb"]),
+              "comparison_transfer": transfer_comparison(derived_records["transfer"], records),
+              "comparison_mteb": mteb_comparison(derived_records["mteb"], records),
               "budget": pd.DataFrame(ex.budget(ex.grid(profile))),
               "compute_per_method": compute_per_method(records), "compute_per_paper": compute_per_paper(profile),
               "coverage": pd.concat([archive_coverage.coverage(p) for p in archive_coverage.PAPERS], ignore_index=True),
