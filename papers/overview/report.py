@@ -272,7 +272,8 @@ def figure_comparison(sts: dict[str, list[dict]], profile: str):
         part = data[data["protocol"] == aggregation]
         sns.barplot(part, y="method", x="STS avg. (Spearman x 100)", ax=ax, color=style.PALETTE[0], alpha=0.35,
                     errorbar=None)
-        sns.stripplot(part, y="method", x="STS avg. (Spearman x 100)", ax=ax, color=style.PALETTE[0], size=5)
+        sns.stripplot(part, y="method", x="STS avg. (Spearman x 100)", ax=ax, color=style.PALETTE[0], size=5,
+                      jitter=False)  # no random jitter: the same records give the same bytes
         low = part["STS avg. (Spearman x 100)"].min()
         ax.set_xlim(low - 3, part["STS avg. (Spearman x 100)"].max() + 1)
         ax.set_title(PROTOCOLS[aggregation], fontsize=9)
