@@ -181,7 +181,7 @@ def cmd_summary(args) -> int:
     for line in walls_file.read_text().splitlines():
         paper, seconds = line.split("\t")
         walls[paper] = float(seconds)
-    table = summary(folder, list(walls), walls)
+    table = summary(folder, walls)
     import pandas as pd
 
     with pd.option_context("display.width", 200, "display.max_colwidth", 80):

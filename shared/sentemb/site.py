@@ -48,7 +48,8 @@ def notebook_page(notebook: Path, target: Path) -> Path:
     return atomic_write_text(target, body)
 
 
-def _table(frame: pd.DataFrame, status_column: str | None = None) -> str:
+def _table(frame: pd.DataFrame, status_column: str | None = None, html_columns: tuple[str, ...] = ()) -> str:
+    """An HTML table of ``frame``; cells are escaped except in ``html_columns`` (links the index made itself)."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
     for _, row in frame.iterrows():
@@ -57,7 +58,7 @@ def _table(frame: pd.DataFrame, status_column: str | None = None) -> str:
             css = ""
             if column == status_column:
                 css = f' class="{archive_coverage.status_class(str(value)).replace(" ", "-")}"'
-            text = value if column == "paper" and "<a " in str(value) else html.escape(str(value))
+            text = str(value) if column in html_columns else html.escape(str(value))
             cells.append(f"<td{css}>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -76,8 +77,8 @@ def index_page(profile: str, pages: dict[str, str]) -> str:
              "so they show directions of effects, not the papers' values. Each page is an executed notebook.</p>"]
     if "overview" in pages:
         parts.append(f'<p><a href="{pages["overview"]}">Overview: the methods compared under one protocol</a></p>')
-    parts += ["<h2>Tables and figures per status</h2>", _table(counts),
-              "<h2>Claims per status (on reproduced numbers)</h2>", _table(claims)]
+    parts += ["<h2>Tables and figures per status</h2>", _table(counts, html_columns=("paper",)),
+              "<h2>Claims per status (on reproduced numbers)</h2>", _table(claims, html_columns=("paper",))]
     for paper, title in archive_coverage.PAPERS.items():
         table = archive_coverage.coverage(paper)[["item", "caption", "status", "where / why"]]
         parts += [f"<h2 id=\"{paper}\">{link(paper, title)}</h2>", _table(table, status_column="status")]

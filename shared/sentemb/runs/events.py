@@ -47,11 +47,11 @@ def per_run(events: pd.DataFrame) -> pd.DataFrame:
     return events.groupby(["kind", "run_id"], as_index=False).first().drop(columns="rank")
 
 
-def summary(folder: Path, papers: list[str], walls: dict[str, float]) -> pd.DataFrame:
+def summary(folder: Path, walls: dict[str, float]) -> pd.DataFrame:
     """One row per paper: runs trained / loaded / retrained / not run / failed, derived analyses computed / loaded /
-    not run, the reasons for what was not run, and the wall time (s)."""
+    not run, the reasons for what was not run, and the wall time (s), for the papers of ``walls`` in its order."""
     rows = []
-    for paper in papers:
+    for paper in walls:
         path = Path(folder) / f"{paper}.jsonl"
         runs = per_run(read(path)) if path.is_file() else pd.DataFrame(columns=["state", "kind", "run_id", "reason"])
         count = lambda kind, state: int(((runs["kind"] == kind) & (runs["state"] == state)).sum())
@@ -60,6 +60,6 @@ def summary(folder: Path, papers: list[str], walls: dict[str, float]) -> pd.Data
                      "retrained (lost checkpoint)": count("run", "retrained"), "not run": count("run", "not_run"),
                      "failed": count("run", "failed"), "derived computed": count("derived", "trained"),
                      "derived loaded": count("derived", "loaded"), "derived not run": count("derived", "not_run"),
-                     "wall (s)": round(walls[paper]) if paper in walls else None,
+                     "wall (s)": round(walls[paper]),
                      "why not run": "; ".join(reasons)})
     return pd.DataFrame(rows)
