@@ -7,6 +7,7 @@
     runs       list the run records of a profile
     site       the executed notebooks as a static HTML site, its index every paper's coverage
     summary    run_all.sh's closing table (runs trained, loaded, not run; wall time per paper)
+    export     a recorded run's model as a sentence-transformers directory, with a model card from its record
 """
 
 from __future__ import annotations
@@ -221,6 +222,57 @@ def cmd_data(args) -> int:
     return 1 if failures else 0
 
 
+def _find_record(run_id: str, profile: str | None) -> dict:
+    """The record of ``run_id``: in ``profile``, or (None) in the one profile that has it."""
+    from sentemb import settings
+    from sentemb.profiles import PROFILES
+    from sentemb.runs import store
+
+    profiles = [profile] if profile else list(PROFILES)
+    found = [p for p in profiles if store.record_path(p, run_id).is_file()]
+    if not found:
+        where = settings.results_root() / "runs" / (profile or "<profile>")
+        raise SentembError(f"no run record {run_id}.json in {where}.\n  Fix: 'python -m sentemb runs --profile "
+                           f"{profile or 'small'}' lists the recorded run ids.")
+    if len(found) > 1:
+        raise SentembError(f"run {run_id} is recorded in the profiles {found}; choose one with --profile")
+    return store.load(found[0], run_id)
+
+
+def cmd_export(args) -> int:
+    """A recorded run's evaluated model as a sentence-transformers directory (checked against the archive's
+    embeddings before it is kept); a run whose checkpoint this machine lacks is trained again from its spec."""
+    import torch
+
+    from sentemb import settings
+    from sentemb.export.model_card import model_card
+    from sentemb.export.sentence_transformers import export
+    from sentemb.models.summed_encoders import SummedEncoders
+    from sentemb.runs.execute import run_model
+
+    record = _find_record(args.run, args.profile)
+    out = Path(args.out) if args.out else (settings.cache_root() / "exports" / record["profile"] /
+                                           f"{record['run_id']}-{args.format}")
+    if out.exists():  # before any re-training
+        raise SentembError(f"{out} already exists; the export never overwrites.\n  Fix: choose another --out, or "
+                           "delete it first.")
+    model, origin = run_model(record, torch.device("cpu"), progress=True)
+    print(f"[export] run {record['run_id']} ({record['spec']['objective']}, pooler {record['spec']['pooler']}): "
+          f"model from {origin['source']}")
+    try:  # the probes of the check: the STS-B dev sentences the record was selected on, when the data is here
+        from sentemb.data.sts import load_task
+
+        probes = load_task("STSBenchmark", synthetic=record["spec"]["synthetic_data"]).parts["dev"].sentences()
+    except SentembError:
+        probes = None  # the exporter's built-in sentences
+    result = export(model, out, model_card(record, trust_remote_code=isinstance(model, SummedEncoders)), probes)
+    load = "SentenceTransformer(path, trust_remote_code=True)" if result["trust_remote_code"] else \
+        "SentenceTransformer(path)"
+    print(f"[export] {result['directory']}: loads with {load}; equal to the archive's embeddings within "
+          f"{result['max_abs_difference']:.1e} on {result['n_probes']} sentences")
+    return 0
+
+
 def _run_line(record: dict) -> str:
     """One line of ``runs``: id, objective and parameters, pooler, seed, dropout, dev Spearman, wall time, commit."""
     spec = record["spec"]
@@ -330,6 +382,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("summary", help="run_all.sh's table: runs trained / loaded / not run and wall time per paper")
     p.add_argument("folder", help="the folder of run events (<paper>.jsonl) and walls.tsv that run_all.sh filled")
     p.set_defaults(func=cmd_summary)
+
+    p = sub.add_parser("export", help="a recorded run's model as a sentence-transformers directory",
+                       description="Writes the evaluated model of a recorded run (one encoder, an encoder with its "
+                       "test-time MLP, or TNCSE's two encoders) as a directory that "
+                       "sentence_transformers.SentenceTransformer loads, with a model card (README.md) generated from "
+                       "the run record. The export is loaded back and must encode to the archive's embeddings within "
+                       "1e-5, or nothing is written. An existing directory is never overwritten.")
+    p.add_argument("--run", required=True, help="the run id (python -m sentemb runs lists them)")
+    p.add_argument("--profile", default=None, choices=list(PROFILES),
+                   help="the profile of the record (default: the one profile that has it)")
+    p.add_argument("--format", default="sentence-transformers", choices=("sentence-transformers",))
+    p.add_argument("--out", default=None, help="the directory to create (default "
+                   "$SENTEMB_CACHE/exports/<profile>/<run_id>-sentence-transformers)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("site", help="the executed notebooks as a static HTML site (index: every paper's coverage)",
                        description="Writes site/<profile>/index.html (SENTEMB_SITE moves it) and one page per "

@@ -1,0 +1,1 @@
+"""Exports of recorded runs' models to other libraries (sentence-transformers)."""
