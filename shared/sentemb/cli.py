@@ -129,7 +129,10 @@ def cmd_run(args) -> int:
     from sentemb.runs.execute import ensure
     from sentemb.runs.fixed_point import run_to_fixed_point
     from sentemb.runs.store import all_records
+    from sentemb.train import distributed
 
+    if distributed.init_from_environment():  # torchrun: every rank runs the grid; rank 0 writes
+        print(f"[run] rank {distributed.rank()} of {distributed.world_size()} processes", flush=True)
     # A record that cannot be read is named, moved aside and computed again (with --no-run: an error naming it).
     all_records(args.profile, on_broken="raise" if args.no_run else "recompute")
     names = args.only.split(",") if args.only else None
@@ -149,9 +152,11 @@ def cmd_run(args) -> int:
             events.note("failed", spec.run_id, reason=f"{name} seed {spec.seed}: {str(exc).splitlines()[0]}")
             print(f"[{i}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {exc}", flush=True)
             return
-        print(f"[{i}] {name:16s} seed {spec.seed}  {record['run_id']}  "
-              f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
-              f"{record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)", flush=True)
+        if distributed.is_main():
+            print(f"[{i}] {name:16s} seed {spec.seed}  {record['run_id']}  "
+                  f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
+                  f"{record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)",
+                  flush=True)
 
     done = len(run_to_fixed_point(lambda: _grid(args.paper, args.profile, args.extended), run_one, names))
     if failed:

@@ -9,7 +9,7 @@ The spec is paper-free: it names an objective and carries that objective's param
 (:mod:`sentemb.objectives.registry`). The stored parameters are the resolved ones (every default
 filled in), so a run id changes when an objective's default changes.
 
-Fields added after records exist (``ADDED_FIELDS``: ``init_runs``, ``lr_schedule``, ``checkpoint``) are left out of the canonical
+Fields added after records exist (``ADDED_FIELDS``: ``init_runs``, ``lr_schedule``, ``checkpoint``, ``ddp_gradients``) are left out of the canonical
 form while they hold their default, so adding them changed no run id; a spec that sets one gets its own id.
 
 This module sits below both the training loop (``train``) and the run executor (``runs``): both
@@ -48,7 +48,10 @@ LR_SCHEDULES = ("linear", "constant", "slanted_triangular")
 #: (DeCLUTR's configs keep every epoch's checkpoint and select none on validation).
 CHECKPOINTS = ("best_dev", "last")
 #: Fields added after run records existed: omitted from the canonical form (and so from run ids) at their default.
-ADDED_FIELDS = {"init_runs": (), "lr_schedule": "linear", "checkpoint": "best_dev"}
+ADDED_FIELDS = {"init_runs": (), "lr_schedule": "linear", "checkpoint": "best_dev", "ddp_gradients": "global"}
+#: Under torchrun: "global" (gradients equal one process's on the global batch, DeCLUTR's scale_fix) or "official"
+#: (1/N of it, as SimCSE's and DeCLUTR's released code); see sentemb.train.distributed.
+DDP_GRADIENTS = ("global", "official")
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class RunSpec:
     init_runs: tuple[str, ...] = ()
     lr_schedule: str = "linear"  # see LR_SCHEDULES
     checkpoint: str = "best_dev"  # which weights a run keeps and evaluates; see CHECKPOINTS
+    ddp_gradients: str = "global"  # the gradient scale under torchrun; see DDP_GRADIENTS
     notes: str = field(default="", compare=False)  # free text, not part of the id
 
     def __post_init__(self) -> None:
@@ -123,6 +127,8 @@ class RunSpec:
         elif self.lr_schedule == "slanted_triangular" and not 0 < self.warmup_steps < max(self.steps, 1):
             problems.append("lr_schedule 'slanted_triangular' needs its cut: 0 < warmup_steps < steps "
                             f"(DeCLUTR: 10 % of the steps), got warmup_steps={self.warmup_steps}, steps={self.steps}")
+        if self.ddp_gradients not in DDP_GRADIENTS:
+            problems.append(f"ddp_gradients {self.ddp_gradients!r} is not one of {DDP_GRADIENTS}")
         if self.checkpoint not in CHECKPOINTS:
             problems.append(f"checkpoint {self.checkpoint!r} is not one of {CHECKPOINTS}")
         if self.code_version != CODE_VERSION:

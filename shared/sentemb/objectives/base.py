@@ -39,6 +39,7 @@ from torch import nn
 
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
+from sentemb.train import distributed
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,9 @@ class TrainingObjective(nn.Module):
     rows: ClassVar[str] = "sentences"
     sequences_per_row: ClassVar[int] = 2
     n_encoders: ClassVar[int] = 1
+    #: how gradients through the gathered global batch scale under torchrun (the spec's ``ddp_gradients``, set by
+    #: :func:`sentemb.train.loop.prepare_objective`; see :mod:`sentemb.train.distributed`)
+    ddp_gradients: str = "global"
 
     def __init__(self, encoder: SentenceEncoder, max_len: int) -> None:
         super().__init__()
@@ -165,6 +169,12 @@ class TrainingObjective(nn.Module):
     def embed(self, sentences: Sequence[str]) -> torch.Tensor:
         """The encoder's training-path embeddings of ``sentences`` (dropout on, truncated to ``max_len``)."""
         return self.encoder(**self.encoder.tokenize(list(sentences), self.max_len), training=True)
+
+    def global_batch(self, *local: torch.Tensor):
+        """These local embeddings over the global batch: all-gathered across the processes of a torchrun run (the
+        local slot keeps its gradient; :mod:`sentemb.train.distributed`), unchanged in one process. Objectives pass
+        what their in-batch negatives and batch statistics are computed from."""
+        return distributed.global_batch(*local, gradients=self.ddp_gradients)
 
     # -- evaluation ---------------------------------------------------------------------------
     def evaluation_encoder(self) -> SentenceEncoder:

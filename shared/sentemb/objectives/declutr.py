@@ -259,5 +259,6 @@ class DeCLUTR(TrainingObjective):
             flat = [span for spans in positives for span in spans]  # anchor-major: anchor 0's P, anchor 1's P, ...
             positive_embeddings = self.projection(self.encoder(**self._inputs(flat), training=True))
             positive_embeddings = positive_embeddings.view(len(anchors), self.num_positives, -1)
-            loss = loss + self.contrastive_loss(self.projection(anchor_embeddings), positive_embeddings)
+            loss = loss + self.contrastive_loss(*self.global_batch(self.projection(anchor_embeddings),
+                                                                   positive_embeddings))
         return loss

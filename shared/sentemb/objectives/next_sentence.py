@@ -55,5 +55,5 @@ class SimCSENextSentence(SimCSEBase):
         short = [row for row in rows if len(row) < 1 + self.following]
         if short:
             raise ValueError(f"a window of {len(short[0])} sentences has no {self.following} following sentence(s)")
-        z1, z2 = self.embed_pairs([row[0] for row in rows], self.positives(rows, rng))
+        z1, z2 = self.global_batch(*self.embed_pairs([row[0] for row in rows], self.positives(rows, rng)))
         return self.loss(z1, z2)

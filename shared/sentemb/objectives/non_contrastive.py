@@ -81,10 +81,15 @@ class ProjectedTwoViews(TrainingObjective):
         raise NotImplementedError  # pragma: no cover - abstract
 
     def forward(self, rows: Sequence, rng: random.Random) -> torch.Tensor:
+        """Under torchrun the encoder's embeddings are gathered before the projector, which then runs on the global
+        batch on every rank: its BatchNorm statistics and the loss's correlation/covariance statistics are the
+        global batch's, exactly as in one process (SyncBatchNorm would need GPUs)."""
         first, second = self.views(rows, rng)
-        z = self.projector(self.embed(first + second))
+        e = self.embed(first + second)
         n = len(first)
-        return self.loss(z[:n], z[n:])  # the losses compute their statistics in fp32 (full_precision)
+        ea, eb = self.global_batch(e[:n], e[n:])
+        z = self.projector(torch.cat([ea, eb]))
+        return self.loss(z[:len(ea)], z[len(ea):])  # the losses compute their statistics in fp32 (full_precision)
 
     def evaluation_encoder(self) -> SentenceEncoder:
         """The encoder alone: the projector is a training device, dropped at evaluation (§3)."""

@@ -203,11 +203,11 @@ class SimCSEUnsupervised(SimCSEBase):
 
     def forward(self, rows: Sequence[str], rng: random.Random) -> torch.Tensor:
         if self.fixed_dropout_mask:
-            z = self.embed(rows)
+            z = self.global_batch(self.embed(rows))
             return self.loss(z, z) + self.auxiliary_mlm(rows, rng)
         augment = AUGMENTATIONS[self.augmentation]
         second = [augment(s, rng) for s in rows]
-        z1, z2 = self.embed_pairs(rows, second)
+        z1, z2 = self.global_batch(*self.embed_pairs(rows, second))
         return self.loss(z1, z2) + self.auxiliary_mlm(list(rows) + second, rng)
 
 
@@ -255,6 +255,6 @@ class SimCSESupervised(SimCSEBase):
                               f"{'train on snli_devtest_with_neutral' if self.row_length > 3 else 'check train_data'}")
         sentences = [r[k] for k in range(self.row_length) for r in rows]
         z = self.embed(sentences)
-        views = [z[k * n : (k + 1) * n] for k in range(self.row_length)]
+        views = self.global_batch(*[z[k * n : (k + 1) * n] for k in range(self.row_length)])
         contrastive = self.pairs_loss(views[0], views[1]) if self.negatives == "none" else self.loss(*views)
         return contrastive + self.auxiliary_mlm(sentences, rng)

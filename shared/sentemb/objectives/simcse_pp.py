@@ -110,27 +110,30 @@ class SimCSEPlusPlus(SimCSEBase):
         return add_gaussian_noise(z, self.noise_variance)
 
     def forward(self, rows: Sequence[str], rng: random.Random) -> torch.Tensor:
+        """Each view is made from this process's rows, then taken over the global batch (``global_batch``: the
+        identity in one process) before a loss sees it; the views are drawn in the same order either way."""
         n = len(rows)
         z = self.embed(list(rows) + list(rows))
         z1, z2 = z[:n], z[n:]
+        g1, g2 = self.global_batch(z1, z2)
         loss = z.new_zeros(())
         if self.dcl_weight:
-            loss = loss + self.dcl_weight * self.dcl(z1, z2)
+            loss = loss + self.dcl_weight * self.dcl(g1, g2)
         if self.bt_weight:
-            loss = loss + self.bt_weight * self.bt(z1, z2)
+            loss = loss + self.bt_weight * self.bt(g1, g2)
         if not self.info_weight:
             return loss
-        a, b = z1, z2
+        a, b = g1, g2
         if self.positive_noise == "plus":
-            a, b = self._noisy(z1), self._noisy(z2)
+            a, b = self.global_batch(self._noisy(z1), self._noisy(z2))
         elif self.positive_noise == "minus":
-            a, b = self._mean_view(rows), self._mean_view(rows)
+            a, b = self.global_batch(self._mean_view(rows), self._mean_view(rows))
         if self.negatives == "off_dropout":
-            c = d = encode_without_dropout(self.encoder, lambda: self.embed(rows))
+            c = d = self.global_batch(encode_without_dropout(self.encoder, lambda: self.embed(rows)))
         elif self.negative_noise == "plus":
-            c, d = self._noisy(z1), self._noisy(z2)
+            c, d = self.global_batch(self._noisy(z1), self._noisy(z2))
         elif self.negative_noise == "minus":
-            c, d = self._mean_view(rows), self._mean_view(rows)
+            c, d = self.global_batch(self._mean_view(rows), self._mean_view(rows))
         else:
-            c, d = z1, z2
+            c, d = g1, g2
         return loss + self.info_weight * self.info(a, b, c, d)

@@ -98,7 +98,7 @@ class TNCSE(TrainingObjective):
         twice = interleaved_twice(rows)
         h1, p1 = cls_and_pooler_output(self.encoder, twice, self.max_len)
         h2, p2 = cls_and_pooler_output(self.encoder_2, twice, self.max_len)
-        return self.selected_loss(h1, h2, p1, p2)
+        return self.selected_loss(*self.global_batch(h1, h2, p1, p2))
 
     @fp32_loss
     def selected_loss(self, h1: torch.Tensor, h2: torch.Tensor, p1: torch.Tensor, p2: torch.Tensor) -> torch.Tensor:
@@ -126,7 +126,7 @@ class TNCSESingle(TrainingObjective):
 
     def forward(self, rows: Sequence[str], rng: random.Random) -> torch.Tensor:
         h, p = cls_and_pooler_output(self.encoder, interleaved_twice(rows), self.max_len)
-        return self.loss(h, p)
+        return self.loss(*self.global_batch(h, p))
 
     @fp32_loss
     def loss(self, h: torch.Tensor, p: torch.Tensor) -> torch.Tensor:

@@ -32,6 +32,7 @@ from sentemb.models.summed_encoders import SummedEncoders
 from sentemb.objectives.registry import encoders_needed, objective_class
 from sentemb.runs import events, provenance, store
 from sentemb.spec import RunSpec
+from sentemb.train import distributed
 from sentemb.train.loop import prepare_objective, train
 
 ENCODE_BATCH = 64
@@ -205,8 +206,26 @@ def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, devic
 
 
 def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
+    """Train (every rank of a torchrun run), then evaluate and write the record (rank 0). The other ranks wait for
+    the record and return it, so that every rank sees the same store afterwards."""
+    if not distributed.is_main():
+        if spec.trains:
+            _train(spec, _training_rows(spec), load_task("STSBenchmark", synthetic=spec.synthetic_data), device,
+                   progress=False)
+        distributed.barrier()  # rank 0 has written the record, or failed
+        record = store.load(spec.profile, spec.run_id)
+        if record is None:
+            raise SentembError(f"run {spec.run_id}: rank 0 wrote no record (its error is in rank 0's output)")
+        return record
+    try:
+        return _run_main(spec, progress, device)
+    finally:
+        distributed.barrier()
+
+
+def _run_main(spec: RunSpec, progress: bool, device: torch.device) -> dict:
     started = time.perf_counter()
-    prov = provenance.collect(device)
+    prov = {**provenance.collect(device), "processes": distributed.world_size()}
     with track_reads() as data_hashes:
         stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
         training = None

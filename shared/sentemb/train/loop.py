@@ -17,6 +17,11 @@ evaluation once ``save_state_every_s`` seconds have passed since the last write,
 so an interrupted run continues from its last saved evaluation and a crash in the final evaluation does not cost
 the training (the executor deletes ``state.pt`` once the run record is written). At the end the best weights are
 loaded back into the objective and its evaluated encoder is saved to ``best/`` (a Hugging Face directory).
+
+Under ``torchrun`` (several processes; :mod:`sentemb.train.distributed`) the same loop runs on every rank: the
+objective is wrapped in DDP, each rank encodes its share of the step's global batch (the objectives gather the
+embeddings their in-batch negatives and batch statistics need), the logged loss is the ranks' mean, and rank 0 alone
+evaluates, keeps the best weights and writes ``state.pt`` (with every rank's random states) and ``best/``.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import torch
 from sentemb.progress import progress as progress_bar
 
 from sentemb import precision as amp
+from sentemb.train import distributed
 from sentemb.atomic import atomic_write
 from sentemb.errors import SentembError
 from sentemb.models.encoder import SentenceEncoder
@@ -71,7 +77,9 @@ def prepare_objective(spec: RunSpec, *encoders: SentenceEncoder) -> TrainingObje
     """The spec's objective around ``encoders`` (as many as it trains); the modules it creates are initialised from
     the run's seed."""
     torch.manual_seed(spec.seed)
-    return build_objective(spec.objective, spec.objective_params, encoders, spec.max_len).to(encoders[0].device)
+    objective = build_objective(spec.objective, spec.objective_params, encoders, spec.max_len).to(encoders[0].device)
+    objective.ddp_gradients = spec.ddp_gradients
+    return objective
 
 
 class EpochOrder:
@@ -92,9 +100,17 @@ class EpochOrder:
         return self._order[offset * self.batch_size : (offset + 1) * self.batch_size]
 
 
-def step_rng(seed: int, step: int) -> random.Random:
-    """The text-augmentation randomness of one step: the same for a resumed and an uninterrupted run."""
-    return random.Random(seed * 1_000_003 + step)
+def step_rng(seed: int, step: int, rank: int = 0) -> random.Random:
+    """The text-augmentation randomness of one step: the same for a resumed and an uninterrupted run; under torchrun
+    rank r > 0 has its own stream (rank 0's is a single process's)."""
+    if rank == 0:
+        return random.Random(seed * 1_000_003 + step)
+    return random.Random(f"{seed}/{step}/{rank}")
+
+
+def rank_seed(seed: int, rank: int) -> int:
+    """The torch seed of rank r > 0 (dropout masks, noise) under torchrun; rank 0 keeps the run's own stream."""
+    return int(np.random.SeedSequence([seed, rank]).generate_state(1)[0])
 
 
 SLANTED_TRIANGULAR_RATIO = 32  # ULMFiT's (and AllenNLP's default) ratio of the peak lr to the lowest
@@ -155,6 +171,9 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
           checkpoint_dir: Path, progress: bool = True, save_state_every_s: float = 300.0) -> TrainOutcome:
     phase_started = time.perf_counter()
     rows = objective.select_rows(rows)
+    rank, world, main = distributed.rank(), distributed.world_size(), distributed.is_main()
+    if spec.batch_size % world:
+        raise SentembError(f"batch_size {spec.batch_size} (the global batch) does not divide over {world} processes")
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     state_path, best_dir = checkpoint_dir / "state.pt", checkpoint_dir / "best"
     device = objective.encoder.device
@@ -165,6 +184,8 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
     seconds = {"steps": 0.0, "batching": 0.0, "dev_evaluation": 0.0, "checkpoint": 0.0}
 
     def dev_point(step: int) -> dict:
+        if not main:  # rank 0 evaluates; the others wait for it at their next collective
+            return {}
         tick = time.perf_counter()
         point = evaluate_dev(objective.evaluation_encoder(), step)
         objective.train()
@@ -181,12 +202,20 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
             scheduler.load_state_dict(state["scheduler"])
             if scaler is not None and state.get("scaler"):
                 scaler.load_state_dict(state["scaler"])
-            _set_rng_state(state["rng"], device)
+            saved_world = len(state["rng"]) if isinstance(state["rng"], list) else 1
+            if saved_world != world:
+                raise SentembError(f"{state_path} was written by {saved_world} process(es); resume run {spec.run_id} "
+                                   f"with as many (this is {world}), or delete the state to start it again")
+            _set_rng_state(state["rng"][rank] if isinstance(state["rng"], list) else state["rng"], device)
             start, curve, trajectory, losses = state["step"], state["curve"], state["trajectory"], state["losses"]
             best_step, best_dev, best_state = state["best_step"], state["best_dev"], state["best_state"]
             seconds, resumed = state["seconds"], start
         else:  # a state of another spec: restart cleanly
-            state_path.unlink()
+            distributed.barrier()  # every rank has read it
+            if main:
+                state_path.unlink()
+    if resumed is None and rank > 0:
+        torch.manual_seed(rank_seed(spec.seed, rank))
     if resumed is None:
         point = {"step": 0, **dev_point(0)}
         curve.append(point)
@@ -198,23 +227,30 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
         return earlier_total + time.perf_counter() - phase_started
 
     order = EpochOrder(len(rows), spec.batch_size, spec.seed)
+    model = objective
+    if world > 1:  # gradients averaged over the ranks (their scale: sentemb.train.distributed)
+        model = torch.nn.parallel.DistributedDataParallel(
+            objective, device_ids=[device.index] if device.type == "cuda" else None, find_unused_parameters=True)
     trajectory_every = spec.trajectory_every or spec.eval_every
     last_state_write = time.perf_counter()
     objective.train()
     bar = progress_bar(range(start, spec.steps), initial=start, total=spec.steps, desc=f"train {spec.objective}",
-                       disable=not progress)
+                       disable=not (progress and main))
     for step in bar:
         tick = time.perf_counter()
         batch = [rows[i] for i in order.indices(step)]
-        rng = step_rng(spec.seed, step)
+        if world > 1:
+            batch = distributed.shard(batch, world, rank)
+        rng = step_rng(spec.seed, step, rank)
         seconds["batching"] += time.perf_counter() - tick
 
         tick = time.perf_counter()
         with amp.autocast(spec.precision, device):
-            loss = objective(batch, rng)
-        if not torch.isfinite(loss):
+            loss = model(batch, rng)
+        logged = distributed.mean_over_ranks(loss.detach())  # equal on every rank, so all stop together
+        if not torch.isfinite(logged):
             raise TrainingDiverged(f"run {spec.run_id} ({spec.objective}, {dict(spec.objective_params)}): the loss is "
-                                   f"{float(loss.detach())} at step {step + 1}; the run stopped before updating its weights "
+                                   f"{float(logged)} at step {step + 1}; the run stopped before updating its weights "
                                    "with it. Lower the learning rate or change the objective's parameters.")
         if scaler is not None:
             scaler.scale(loss).backward()
@@ -230,7 +266,7 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
             optimizer.step()
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
-        losses.append(float(loss.detach()))
+        losses.append(float(logged))
         seconds["steps"] += time.perf_counter() - tick
 
         done = step + 1
@@ -243,30 +279,38 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
             continue
         point["loss"] = float(np.mean(losses[-spec.eval_every:]))
         curve.append(point)
-        keep = (best_state is None or spec.checkpoint == "last"  # "last": every evaluation replaces the kept weights
-                or worst_if_nan(point["stsb_dev_spearman"]) > worst_if_nan(best_dev))  # NaN: worst
+        keep = main and (best_state is None or spec.checkpoint == "last"  # "last": every evaluation replaces the kept
+                         or worst_if_nan(point["stsb_dev_spearman"]) > worst_if_nan(best_dev))  # weights; NaN: worst
         if keep:
             best_step, best_dev = done, point["stsb_dev_spearman"]
             tick = time.perf_counter()
             best_state = _cpu_copy(objective.state_dict())
             seconds["checkpoint"] += time.perf_counter() - tick
-        if done == spec.steps or time.perf_counter() - last_state_write >= save_state_every_s:
+        write = distributed.broadcast_object(done == spec.steps or
+                                             time.perf_counter() - last_state_write >= save_state_every_s)
+        if write:
             tick = time.perf_counter()
             seconds["total"] = phase_total()
-            state = {"run_id": spec.run_id, "step": done, "objective": objective.state_dict(),
-                     "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                     "scaler": scaler.state_dict() if scaler is not None else None, "rng": _rng_state(device),
-                     "curve": curve, "trajectory": trajectory, "losses": losses, "best_step": best_step,
-                     "best_dev": best_dev, "best_state": best_state, "seconds": seconds}
-            atomic_write(state_path, lambda tmp: torch.save(state, tmp))
+            rng_states = distributed.all_gather_objects(_rng_state(device))
+            if main:
+                state = {"run_id": spec.run_id, "step": done, "objective": objective.state_dict(),
+                         "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                         "scaler": scaler.state_dict() if scaler is not None else None,
+                         "rng": rng_states if world > 1 else rng_states[0],
+                         "curve": curve, "trajectory": trajectory, "losses": losses, "best_step": best_step,
+                         "best_dev": best_dev, "best_state": best_state, "seconds": seconds}
+                atomic_write(state_path, lambda tmp: torch.save(state, tmp))
             seconds["checkpoint"] += time.perf_counter() - tick
             last_state_write = time.perf_counter()
-        bar.set_postfix(loss=f"{point['loss']:.3f}", dev=f"{100 * point['stsb_dev_spearman']:.2f}")
+        if main:
+            bar.set_postfix(loss=f"{point['loss']:.3f}", dev=f"{100 * point['stsb_dev_spearman']:.2f}")
 
     tick = time.perf_counter()
-    objective.load_state_dict(best_state)
-    objective.eval()
-    _save_best(objective, best_dir)
+    if main:
+        objective.load_state_dict(best_state)
+        objective.eval()
+        _save_best(objective, best_dir)
+    distributed.barrier()  # best/ is written before any rank goes on
     seconds["checkpoint"] += time.perf_counter() - tick
     seconds["total"] = phase_total()
     rows_seen = spec.steps * spec.batch_size  # over the whole run, resumed parts included

@@ -1,0 +1,135 @@
+"""Several processes, one global batch (``torchrun``; DDP): what each rank trains on and how its gradients scale.
+
+Launch: ``torchrun --nproc-per-node N -m sentemb run --paper ... --profile full``. :func:`init_from_environment`
+joins the process group that torchrun describes (NCCL on GPUs, gloo on CPUs); without torchrun nothing changes.
+
+- **Data.** The spec's ``batch_size`` is the global batch. Every rank draws the same global batch of a step (the
+  seeded epoch order) and encodes its contiguous share: rank r takes rows [r B/N, (r+1) B/N) (:func:`shard`).
+- **In-batch negatives and batch statistics** come from the global batch: an objective passes its local embeddings
+  through :func:`global_batch`, which all-gathers them (rank order, so the rows are in the single-process order)
+  and keeps the local slot's gradient, the official SimCSE code's trick (notes §1.1 "DDP"). Each rank then computes
+  the same global loss; losses over a rank's own rows only (the MLM terms) stay local, and DDP averages them.
+- **Gradient scale** (the spec's ``ddp_gradients``). DDP averages the ranks' gradients, and with the trick above
+  each rank's gradient only holds its own slot's part of dL/dz, so the averaged gradient is 1/N of the
+  single-process one (``official``: what SimCSE's and DeCLUTR's released code do; DeCLUTR's configs keep
+  ``scale_fix false`` to reproduce its paper). ``global`` (the default) multiplies the local slot's gradient by N
+  in the backward of the gather, so the gradient equals a single process's on the global batch, whatever N
+  (DeCLUTR's ``scale_fix``, PR #212, which multiplies the contrastive loss by N; here only the gathered terms are
+  scaled, so the local MLM terms keep their weight). Under AdamW the two differ through eps and gradient clipping
+  only. ``tests/test_distributed.py`` checks both against one process, with 2 gloo processes.
+- **Randomness.** Rank 0 keeps the run's seed, so one process trains exactly as before; rank r > 0 draws its
+  dropout masks and augmentations from streams seeded by (seed, r). The states of all ranks go into ``state.pt``,
+  so a resumed run continues every rank's streams exactly.
+- **Who writes.** Rank 0 evaluates on STS-B dev, keeps the best weights, writes ``state.pt``, ``best/`` and the run
+  record; the other ranks train and wait for it (:func:`barrier`).
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import torch.distributed as dist
+
+GRADIENT_SCALES = ("global", "official")
+
+
+def active() -> bool:
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+
+
+def rank() -> int:
+    return dist.get_rank() if active() else 0
+
+
+def world_size() -> int:
+    return dist.get_world_size() if active() else 1
+
+
+def is_main() -> bool:
+    return rank() == 0
+
+
+def barrier() -> None:
+    if active():
+        dist.barrier()
+
+
+def init_from_environment() -> bool:
+    """Join the process group torchrun describes (WORLD_SIZE > 1 in the environment); True when distributed.
+    Each rank uses GPU ``LOCAL_RANK`` when there are GPUs."""
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1 or (dist.is_available() and dist.is_initialized()):
+        return active()
+    if torch.cuda.is_available():
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        dist.init_process_group("nccl")
+    else:
+        dist.init_process_group("gloo")
+    return active()
+
+
+def shard(rows: list, world: int | None = None, index: int | None = None) -> list:
+    """This rank's contiguous share of a global batch (the batch must divide evenly)."""
+    world = world_size() if world is None else world
+    index = rank() if index is None else index
+    if len(rows) % world:
+        raise ValueError(f"a global batch of {len(rows)} rows does not divide over {world} processes: choose a "
+                         f"batch_size that is a multiple of the number of processes")
+    size = len(rows) // world
+    return list(rows[index * size:(index + 1) * size])
+
+
+class _GatherKeepLocal(torch.autograd.Function):
+    """All-gather along dim 0; the backward returns the local slot's gradient times ``scale``."""
+
+    @staticmethod
+    def forward(ctx, local: torch.Tensor, scale: float) -> torch.Tensor:
+        parts = [torch.empty_like(local) for _ in range(dist.get_world_size())]
+        dist.all_gather(parts, local.contiguous())
+        ctx.rank, ctx.n, ctx.scale = dist.get_rank(), local.shape[0], scale
+        return torch.cat(parts)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        return grad[ctx.rank * ctx.n:(ctx.rank + 1) * ctx.n] * ctx.scale, None
+
+
+def global_batch(*local: torch.Tensor, gradients: str = "global") -> tuple[torch.Tensor, ...] | torch.Tensor:
+    """The global batch of each local tensor (rank order); unchanged in a single process. Every rank must gather
+    tensors with the same number of rows. ``gradients``: ``global`` or ``official`` (see the module)."""
+    if gradients not in GRADIENT_SCALES:
+        raise ValueError(f"gradients is one of {GRADIENT_SCALES}, got {gradients!r}")
+    if not active():
+        out = local
+    else:
+        scale = float(world_size()) if gradients == "global" else 1.0
+        out = tuple(_GatherKeepLocal.apply(t, scale) for t in local)
+    return out[0] if len(out) == 1 else out
+
+
+def mean_over_ranks(value: torch.Tensor) -> torch.Tensor:
+    """The mean of a scalar over the ranks (the logged loss: local terms differ between ranks); itself in one
+    process."""
+    if not active():
+        return value
+    total = value.detach().to(torch.float64).clone()
+    dist.all_reduce(total)
+    return total / world_size()
+
+
+def all_gather_objects(value) -> list:
+    """Every rank's ``value`` (picklable), in rank order; [value] in a single process."""
+    if not active():
+        return [value]
+    out = [None] * world_size()
+    dist.all_gather_object(out, value)
+    return out
+
+
+def broadcast_object(value):
+    """Rank 0's ``value`` on every rank."""
+    if not active():
+        return value
+    box = [value]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
