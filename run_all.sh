@@ -10,17 +10,22 @@
 #   ./run_all.sh --paper simcse_pp --extended   also the rows kept outside the small profile's budget
 #                                     (SimCSE++'s probes; the non-contrastive paper's other Table 1 cells;
 #                                     TNCSE's Tables 2, 4-6)
+#   ./run_all.sh --profile full --launcher slurm [--partition P --gpus N --cpus N --mem-gb N --time MIN]
+#                                     one Slurm job per run (submitit; requeued and resumed when preempted),
+#                                     the notebooks once every record is there; --dry-run prints the jobs only
 #
 # Data: set SENTEMB_DATA to the offline mirror (e.g. SENTEMB_DATA=../shared/datasets); unset, the
 # full profile downloads into $SENTEMB_CACHE (default ~/.cache/sentemb).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
 paper=simcse,simcse_pp,noncontrastive,tncse,declutr,overview
 no_run=()
 extended=()
+launch=()
+dry_run=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, full)" >&2; exit 2; }
@@ -31,6 +36,10 @@ while [ $# -gt 0 ]; do
     --paper=*) paper="${1#*=}"; shift ;;
     --no-run) no_run=(--no-run); shift ;;
     --extended) extended=(--extended); shift ;;
+    --launcher|--partition|--gpus|--cpus|--mem-gb|--time)
+               [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }
+               launch+=("$1" "$2"); shift 2 ;;
+    --dry-run) dry_run=1; launch+=(--dry-run); shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "error: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -45,6 +54,12 @@ if [ "$profile" = small ] && [ -z "${SENTEMB_DATA:-}" ]; then
 fi
 
 py="$(scripts/bootstrap.sh)"
+if [ "$dry_run" = 1 ]; then  # the jobs each paper would submit; nothing runs, no notebook
+  for one in ${paper//,/ }; do
+    "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}" "${launch[@]}"
+  done
+  exit 0
+fi
 start=$(date +%s)
 if [ "$profile" = full ] && [ -z "${SENTEMB_DATA:-}" ] && [ ${#no_run[@]} -eq 0 ]; then
   # The full profile reads the real sources; fetch skips what is already in the cache and verified.
@@ -59,7 +74,7 @@ for one in ${paper//,/ }; do
   export SENTEMB_RUN_EVENTS="$events/$one.jsonl"
   : > "$SENTEMB_RUN_EVENTS"
   if [ ${#no_run[@]} -eq 0 ]; then
-    "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}"
+    "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}" "${launch[@]}"
   fi
   "$py" -m sentemb notebook --paper "$one" --profile "$profile" "${no_run[@]}" "${extended[@]}"
   printf '%s\t%s\n' "$one" "$(( $(date +%s) - paper_start ))" >> "$events/walls.tsv"

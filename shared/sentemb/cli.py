@@ -141,6 +141,15 @@ def cmd_run(args) -> int:
         unknown = [n for n in names if n not in specs]
         if unknown:
             raise SentembError(f"unknown run(s) {unknown}; the {args.paper} grid has: {', '.join(specs)}")
+    resource_options = {"partition": args.partition, "gpus": args.gpus, "cpus": args.cpus, "mem_gb": args.mem_gb,
+                        "timeout_min": args.time}
+    if not args.launcher and (args.dry_run or any(v is not None for v in resource_options.values())):
+        raise SentembError("--dry-run, --partition, --gpus, --cpus, --mem-gb and --time go with --launcher "
+                           "(slurm or local)")
+    if args.launcher:
+        if args.no_run:
+            raise SentembError("--no-run loads records and submits nothing: leave out --launcher")
+        return _run_with_launcher(args, names, resource_options)
     failed, counter = [], itertools.count(1)
 
     def run_one(name, spec) -> None:
@@ -161,6 +170,26 @@ def cmd_run(args) -> int:
     done = len(run_to_fixed_point(lambda: _grid(args.paper, args.profile, args.extended), run_one, names))
     if failed:
         raise SentembError(f"{len(failed)} of {done} runs failed:\n  " + "\n  ".join(failed))
+    return 0
+
+
+def _run_with_launcher(args, names, resource_options: dict) -> int:
+    """One submitit job per run without a record (sentemb.launch), waiting for all of them."""
+    from sentemb.launch import launch_grid, resources_with
+    from sentemb.profiles import get_profile
+    from sentemb.runs.execute import ensure
+
+    resources = resources_with(get_profile(args.profile).job, **resource_options)
+    status = launch_grid(lambda: _grid(args.paper, args.profile, args.extended), names, args.profile, args.launcher,
+                         resources, dry_run=args.dry_run,
+                         loaded=lambda name, spec: ensure(spec, run_missing=False, progress=False))
+    failed = {run_id: s for run_id, s in status.items() if s.startswith(("failed", "not run"))}
+    if not args.dry_run:
+        print(f"[launch] {args.paper}: {sum(s == 'done' for s in status.values())} run(s) recorded by jobs, "
+              f"{sum(s == 'loaded' for s in status.values())} loaded, {len(failed)} failed or not run")
+    if failed:
+        raise SentembError(f"{len(failed)} run(s) have no record:\n  " +
+                           "\n  ".join(f"{run_id}: {s}" for run_id, s in failed.items()))
     return 0
 
 
@@ -374,6 +403,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-run", action="store_true", help="only load existing records; fail if one is missing")
     p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
                    "time budget (each paper's README lists them; smoke and full run them anyway)")
+    p.add_argument("--launcher", choices=("slurm", "local"), default=None,
+                   help="submit each run without a record as a job through submitit (slurm; local: processes on "
+                   "this machine) and wait for them; default: run them here, one after the other")
+    p.add_argument("--dry-run", action="store_true", help="with --launcher: print the jobs, submit nothing")
+    p.add_argument("--partition", default=None, help="Slurm partition (default: the cluster's)")
+    p.add_argument("--gpus", type=int, default=None, help="GPUs per job (more than one: torchrun-style DDP inside the "
+                   "job); default: the profile's (full 1, small and smoke 0)")
+    p.add_argument("--cpus", type=int, default=None, help="CPU cores per job (default: the profile's)")
+    p.add_argument("--mem-gb", type=int, default=None, help="memory per job in GB (default: the profile's)")
+    p.add_argument("--time", type=int, default=None, help="minutes per job before Slurm stops it; the job is then "
+                   "requeued and resumes from its last state (default: the profile's)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("notebook", help="execute a paper's notebook with papermill")

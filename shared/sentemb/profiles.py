@@ -51,6 +51,17 @@ def mirror_corpus(name: str | None) -> str | None:
 
 
 @dataclass(frozen=True)
+class JobResources:
+    """What one run asks a cluster for (``--launcher slurm``, :mod:`sentemb.launch`); the CLI's options override it."""
+
+    gpus: int
+    cpus: int
+    mem_gb: int
+    timeout_min: int  # a job that runs out of it is requeued and resumes from its last state (sentemb.launch)
+    partition: str | None = None  # None: the cluster's default
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     description: str
@@ -61,6 +72,7 @@ class Profile:
     backbone: str | None  # None: the paper's
     precision: str | None  # training precision; None: the paper's
     headline_seeds: int  # seeds of a grid's headline rows; other rows run SEEDS[0] only
+    job: JobResources  # one run as a cluster job
 
     def seeds(self, headline: bool) -> tuple[int, ...]:
         return SEEDS[: self.headline_seeds] if headline else SEEDS[:1]
@@ -102,14 +114,18 @@ SMALL_EVAL_EVERY = 20
 PROFILES = {
     "smoke": Profile("smoke", "tiny random BERT, a few steps: the whole pipeline in minutes (tests, CI)",
                      steps=6, max_batch=16, eval_every=3, analysis_splits=("dev", "test"), backbone=TINY_RANDOM_BERT,
-                     precision="fp32", headline_seeds=2),
+                     precision="fp32", headline_seeds=2, job=JobResources(gpus=0, cpus=1, mem_gb=4, timeout_min=15)),
     "small": Profile("small", f"all-MiniLM-L6-v2 on the mirror's real data, {SMALL_STEPS} steps, fp32, "
                      "3 seeds for headline rows (CPU, <= 30 min per paper)",
                      steps=SMALL_STEPS, max_batch=64, eval_every=SMALL_EVAL_EVERY, analysis_splits=("dev", "test"),
-                     backbone=MINILM, precision="fp32", headline_seeds=3),
+                     backbone=MINILM, precision="fp32", headline_seeds=3,
+                     job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120)),
     "full": Profile("full", "the papers' backbones, data and hyperparameters (GPU, network), 5 seeds for headline rows",
                     steps=None, max_batch=None, eval_every=None, analysis_splits=("train", "dev", "test"),
-                    backbone=None, precision=None, headline_seeds=5),
+                    backbone=None, precision=None, headline_seeds=5,
+                    # one BERT-base epoch of 10^6 sentences: ~11 min of fp16 training on an H100 (benchmarks/
+                    # bench_gpu_steps.py), plus the evaluations; MTEB's retrieval tasks take longer, hence requeues
+                    job=JobResources(gpus=1, cpus=8, mem_gb=64, timeout_min=240)),
 }
 
 

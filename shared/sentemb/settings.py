@@ -7,6 +7,7 @@
 | SENTEMB_RESULTS   | <repo>/results                  | run records and reproduced tables                 |
 | SENTEMB_FIGURES   | <repo>/figures                  | regenerated figures                               |
 | SENTEMB_NOTEBOOKS | <repo>/notebooks                | executed notebooks (small: <paper>.ipynb itself)  |
+| SENTEMB_STATE_EVERY_S | 300                         | seconds between a training run's resumable states |
 
 When SENTEMB_DATA is unset, data is read from ``$SENTEMB_CACHE/data`` where ``python -m sentemb
 data fetch`` puts the real downloads (full profile).
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from sentemb.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,6 +58,20 @@ def notebooks_root() -> Path:
 
 def checkpoints_root() -> Path:
     return cache_root() / "checkpoints"
+
+
+def state_every_s() -> float:
+    """How often a training run writes its resumable ``state.pt`` (at an STS-B dev evaluation once this many seconds
+    have passed since the last write): ``SENTEMB_STATE_EVERY_S``, default 300. On a cluster that preempts often, lower
+    it (a requeued job resumes from the last state)."""
+    value = os.environ.get("SENTEMB_STATE_EVERY_S", "").strip()
+    try:
+        seconds = float(value) if value else 300.0
+    except ValueError:
+        raise ConfigError(f"SENTEMB_STATE_EVERY_S={value!r} is not a number of seconds") from None
+    if seconds < 0:
+        raise ConfigError(f"SENTEMB_STATE_EVERY_S={value!r} must be >= 0 (0: at every evaluation)")
+    return seconds
 
 
 def embeddings_cache_root() -> Path:

@@ -102,7 +102,8 @@ def _train(spec: RunSpec, rows: list, stsb, device: torch.device, progress: bool
     """(objective, outcome): the spec's objective around its initial encoders, trained by the loop."""
     objective = prepare_objective(spec, *initial_encoders(spec, device, progress))
     outcome = train(objective, spec, rows, _dev_evaluator(spec, stsb, progress),
-                    settings.checkpoints_root() / spec.run_id, progress=progress)
+                    settings.checkpoints_root() / spec.run_id, progress=progress,
+                    save_state_every_s=settings.state_every_s())
     return objective, outcome
 
 
