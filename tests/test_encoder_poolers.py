@@ -73,3 +73,18 @@ def test_unknown_pooler_and_bad_model_dir_are_clear_errors(tmp_path):
         SentenceEncoder.from_name(str(tmp_path), "avg")
     with pytest.raises(ConfigError, match="does not exist"):
         SentenceEncoder.from_name("./no/such/model", "avg")
+
+
+def test_roberta_style_positions_leave_out_the_padding_offset():
+    """RoBERTa numbers positions from pad_token_id + 1: of its 514 position embeddings, 512 are usable. With 514 the
+    full profile's DeCLUTR spans (and any evaluation sentence that long) indexed past the table (found on a GPU)."""
+    from transformers import RobertaConfig, RobertaModel
+
+    tokenizer = SentenceEncoder.from_name("tiny-random-bert", "avg").tokenizer
+    config = RobertaConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=64, max_position_embeddings=514, type_vocab_size=1, pad_token_id=1)
+    encoder = SentenceEncoder(RobertaModel(config), tokenizer, "avg")
+    assert encoder.max_positions == 512
+    long = " ".join(["word"] * 700)
+    assert encoder.encode([long, "short"]).shape == (2, 32)
+    assert encoder.truncated_sentences == 1

@@ -31,6 +31,10 @@ from sentemb.models.poolers import NEEDS_HIDDEN_STATES, POOLERS, pool, uses_chec
 from sentemb.precision import autocast
 
 
+#: model types whose position ids start after the padding index (transformers' create_position_ids_from_input_ids)
+POSITIONS_AFTER_PADDING = {"roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text", "xmod"}
+
+
 class SentenceEncoder(nn.Module):
     def __init__(self, backbone: nn.Module, tokenizer, pooler: str, name: str = "") -> None:
         super().__init__()
@@ -65,8 +69,15 @@ class SentenceEncoder(nn.Module):
 
     @property
     def max_positions(self) -> int:
-        """The longest input the backbone takes, in tokens (longer evaluation sentences are cut and counted)."""
-        return int(getattr(self.backbone.config, "max_position_embeddings", 512))
+        """The longest input the backbone takes, in tokens (longer evaluation sentences are cut and counted).
+
+        RoBERTa-style embeddings number positions from ``pad_token_id + 1``, so of their 514 position embeddings
+        512 are usable (the DeCLUTR configs' 510 tokens + 2 special tokens); BERT uses all 512."""
+        config = self.backbone.config
+        positions = int(getattr(config, "max_position_embeddings", 512))
+        if getattr(config, "model_type", "") in POSITIONS_AFTER_PADDING:
+            positions -= int(config.pad_token_id) + 1
+        return positions
 
     @property
     def packaged_with_normalize(self) -> bool:
