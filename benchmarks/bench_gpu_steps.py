@@ -20,14 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
-import time
 
 import torch
+from bench_gpu_full_steps import time_steps  # the same timing (this folder is on sys.path when run as a script)
 from transformers import AutoTokenizer, BertConfig, BertModel
 
-from sentemb import precision as amp
 from sentemb.models.backbone import minilm_dir
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives import registry
@@ -40,33 +38,6 @@ RUNS = {"simcse_unsup": 64, "simcse_sup": 512}
 def sentences(tokenizer, n: int, rng: random.Random) -> list[str]:
     words = [w for w in tokenizer.vocab if w.isalpha() and len(w) > 2]
     return [" ".join(rng.choices(words, k=rng.randint(20, 30))) for _ in range(n)]
-
-
-def sync(device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-
-
-def time_steps(objective, rows, name: str, steps: int, device) -> float:
-    optimizer = torch.optim.AdamW(objective.parameters(), lr=3e-5)
-    scaler = amp.grad_scaler(name, device)
-    times = []
-    for step in range(steps + 5):
-        sync(device)
-        tick = time.perf_counter()
-        with amp.autocast(name, device):
-            loss = objective(rows, random.Random(step))
-        if scaler:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            loss.backward()
-            optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        sync(device)
-        times.append(time.perf_counter() - tick)
-    return statistics.median(times[5:])
 
 
 def main() -> int:
@@ -91,7 +62,7 @@ def main() -> int:
                 objective.train()
                 key = f"{shape} {objective_name} batch {batch} {name}"
                 try:
-                    seconds = time_steps(objective, rows, name, args.steps, device)
+                    seconds = time_steps(objective, rows, name, args.steps, device, warmup=5)
                 except torch.OutOfMemoryError:  # e.g. BERT-large, sup. batch 512, fp32 on 80 GB: needs DDP
                     out["seconds_per_step"][key] = "out of memory"
                     print(f"{key}: out of GPU memory", flush=True)
