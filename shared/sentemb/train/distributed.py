@@ -21,11 +21,12 @@ joins the process group that torchrun describes (NCCL on GPUs, gloo on CPUs); wi
   dropout masks and augmentations from streams seeded by (seed, r). The states of all ranks go into ``state.pt``,
   so a resumed run continues every rank's streams exactly.
 - **Who writes.** Rank 0 evaluates on STS-B dev, keeps the best weights, writes ``state.pt``, ``best/`` and the run
-  record; the other ranks train and wait for it (:func:`barrier`).
+  record; the other ranks train and wait for it (:func:`barrier`, with a day's timeout: :func:`collective_timeout`).
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 
 import torch
@@ -55,6 +56,13 @@ def barrier() -> None:
         dist.barrier()
 
 
+def collective_timeout() -> datetime.timedelta:
+    """How long a rank waits in a collective: the other ranks wait at a barrier while rank 0 runs the final
+    evaluation (hours with MTEB at full scale), longer than torch's default (10 min for NCCL) would let them.
+    ``SENTEMB_DDP_TIMEOUT_MIN``, default 1440 (a day)."""
+    return datetime.timedelta(minutes=float(os.environ.get("SENTEMB_DDP_TIMEOUT_MIN", "1440")))
+
+
 def init_from_environment() -> bool:
     """Join the process group torchrun describes (WORLD_SIZE > 1 in the environment); True when distributed.
     Each rank uses GPU ``LOCAL_RANK`` when there are GPUs."""
@@ -62,9 +70,9 @@ def init_from_environment() -> bool:
         return active()
     if torch.cuda.is_available():
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
-        dist.init_process_group("nccl")
+        dist.init_process_group("nccl", timeout=collective_timeout())
     else:
-        dist.init_process_group("gloo")
+        dist.init_process_group("gloo", timeout=collective_timeout())
     return active()
 
 
