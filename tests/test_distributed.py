@@ -48,7 +48,7 @@ def _loss_and_gradients(spec: RunSpec) -> tuple[float, dict]:
     objective = prepare_objective(spec, *execute.initial_encoders(spec, torch.device("cpu"))).double().train()
     model = objective
     if distributed.active():
-        model = torch.nn.parallel.DistributedDataParallel(objective, find_unused_parameters=True)
+        model = torch.nn.parallel.DistributedDataParallel(objective, static_graph=True)
     rows = execute._training_rows(spec)[:spec.batch_size]
     loss = model(distributed.shard(rows), step_rng(spec.seed, 0))
     loss.backward()

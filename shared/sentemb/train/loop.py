@@ -230,7 +230,7 @@ def train(objective: TrainingObjective, spec: RunSpec, rows: list, evaluate_dev:
     model = objective
     if world > 1:  # gradients averaged over the ranks (their scale: sentemb.train.distributed)
         model = torch.nn.parallel.DistributedDataParallel(
-            objective, device_ids=[device.index] if device.type == "cuda" else None, find_unused_parameters=True)
+            objective, device_ids=[device.index] if device.type == "cuda" else None, static_graph=True)
     trajectory_every = spec.trajectory_every or spec.eval_every
     last_state_write = time.perf_counter()
     objective.train()
