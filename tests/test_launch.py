@@ -121,3 +121,34 @@ def test_the_launcher_options_are_checked(capsys):
     with pytest.raises(SystemExit):
         cli.main(["run", "--paper", "simcse", "--launcher", "kubernetes"])
     assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_job_with_two_tasks_trains_one_run_with_ddp(tmp_path, monkeypatch):
+    """More than one GPU per job starts one task per GPU, and the tasks form a torch.distributed group (here: 2 CPU
+    tasks, gloo) that trains the one run and writes one record. (That 2 processes compute one process's gradients is
+    test_distributed's; in float32, after a few steps of Adam at lr 1e-3, rounding differences move a tiny random
+    BERT's dev score by a few thousandths.)"""
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    spec = RunSpec(**{**TINY, "steps": 6, "eval_every": 3, "dropout": 0.0})
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        reference = execute.ensure(spec, progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    monkeypatch.setenv("SENTEMB_RESULTS", str(tmp_path / "jobs_results"))
+    monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "jobs_cache"))
+    two = JobResources(gpus=2, cpus=1, mem_gb=2, timeout_min=10)  # 2 tasks; no GPU here, so CUDA stays unused
+    status = launch.launch_grid(lambda: {"unsup": (spec,)}, None, "smoke", "local", two, print_fn=lambda line: None)
+    assert status == {spec.run_id: "done"}
+    record = store.load("smoke", spec.run_id)
+    assert record["provenance"]["processes"] == 2 and reference["provenance"]["processes"] == 1
+    first, first_reference = record["training"]["dev_curve"][0], reference["training"]["dev_curve"][0]
+    assert first["stsb_dev_spearman"] == pytest.approx(first_reference["stsb_dev_spearman"], abs=1e-9)  # same start
+    assert record["training"]["rows_seen"] == reference["training"]["rows_seen"]  # the global batch, not twice it
+    # the mean loss of the first 3 steps is the one process's (the gathered global batch), up to float32 rounding
+    assert record["training"]["dev_curve"][1]["loss"] == pytest.approx(reference["training"]["dev_curve"][1]["loss"],
+                                                                        rel=1e-4)
+    assert record["metrics"]["stsb_dev_spearman"] == pytest.approx(reference["metrics"]["stsb_dev_spearman"], abs=0.02)
+    assert len(list((tmp_path / "jobs_results" / "runs" / "smoke").glob("*.json"))) == 1

@@ -150,7 +150,7 @@ def launch_grid(ask: Callable[[], dict], names: Iterable[str] | None, profile: s
                  f"logs in {Path(pool.folder).parent}")
         for name, spec, job in jobs:
             try:
-                job.result()
+                job.results()  # one result per task (a task per GPU); raises the first task's error
                 status[spec.run_id] = "done"
                 print_fn(f"[launch] {name} seed {spec.seed} ({spec.run_id}): recorded by job {job.job_id}")
             except Exception as exc:  # noqa: BLE001 - submitit re-raises the job's error; the others go on
