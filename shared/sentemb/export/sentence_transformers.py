@@ -99,19 +99,16 @@ def build(model: SentenceEncoder | SummedEncoders, work: Path):
     return SentenceTransformer(modules=modules, device="cpu")
 
 
-def _fix_custom_module_refs(directory: Path, n_added: int) -> None:
-    """Point modules.json at the copy of ``st_added_encoder.py`` in ``directory`` (it was built from the archive's)."""
+def _add_module_file(directory: Path, n_added: int) -> None:
+    """Copy ``st_added_encoder.py`` next to ``modules.json``, which already names it (the module was imported under
+    that name, ``ADDED_ENCODER_REF``), and check that it lists every added encoder."""
     import json
 
     shutil.copyfile(ADDED_ENCODER_FILE, directory / ADDED_ENCODER_FILE.name)
-    path = directory / "modules.json"
-    entries = json.loads(path.read_text())
-    for entry in entries:
-        if entry["type"].endswith(".AddedEncoder"):
-            entry["type"] = ADDED_ENCODER_REF
+    entries = json.loads((directory / "modules.json").read_text())
     if sum(e["type"] == ADDED_ENCODER_REF for e in entries) != n_added:
-        raise SentembError(f"modules.json in {directory} does not list the {n_added} added encoder(s)")
-    path.write_text(json.dumps(entries, indent=2) + "\n")
+        raise SentembError(f"modules.json in {directory} does not list the {n_added} added encoder(s) as "
+                           f"{ADDED_ENCODER_REF}")
 
 
 def max_difference(directory: Path, model, sentences: list[str], trust_remote_code: bool) -> float:
@@ -143,7 +140,7 @@ def export(model: SentenceEncoder | SummedEncoders, out: Path, card: str, probes
         staged = scratch / "export"
         st_model.save(str(staged))
         if summed:
-            _fix_custom_module_refs(staged, len(model.members) - 1)
+            _add_module_file(staged, len(model.members) - 1)
         difference = max_difference(staged, model, probes, trust_remote_code=summed)
         if not difference <= TOLERANCE:  # NaN fails too
             raise SentembError(f"the exported model encodes {difference:.2e} away from the archive's model "
