@@ -122,6 +122,38 @@ def test_committed_small_records_match_the_grid():
     assert set(ex.HEADLINE_ROWS) <= set(runs)
 
 
+def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_out(monkeypatch):
+    """Small profile: missing MTEB + geometry derived records are computed only with --extended (issue 19's budget);
+    the existing ones are read either way, a seed without one is listed with the reason, and the tables are built
+    from the seeds that have one (matched by run id, not by position)."""
+    headline = ex.HEADLINE_ROWS[0]
+    runs = [{"run_id": f"r{seed}", "spec": {"seed": seed}} for seed in (42, 43, 44)]
+    records = {report.BACKBONE_ROW: [{"run_id": "b", "spec": {"seed": 42}}], headline: runs}
+    calls = []
+
+    def fake(record, run_missing=True, progress=False):
+        calls.append((record["run_id"], run_missing))
+        if record["run_id"] == "r43" and not run_missing:
+            raise report.NotRun("missing")
+        return {"run_id": record["run_id"], "derived_id": "d" + record["run_id"], "result": {}}
+
+    monkeypatch.setattr(report, "mteb_and_geometry", fake)
+    derived = report.derived(records, "small", run_missing=True, extended=False)
+    assert {rid for rid, _ in calls} == {"b", "r42", "r43", "r44"} and not any(compute for _, compute in calls)
+    assert [d["run_id"] for d in derived[headline]] == ["r42", "r44"]
+    missing = report.derived_not_run(records, derived)
+    assert missing[["run_id", "seed"]].values.tolist() == [["r43", 43]]
+    assert "--extended" in missing["status"].iloc[0]
+    assert report._run_of(derived[headline][1], records[headline])["spec"]["seed"] == 44
+    calls.clear()
+    derived = report.derived(records, "small", run_missing=True, extended=True)
+    assert all(compute for _, compute in calls) and len(derived[headline]) == 3
+    assert report.derived_not_run(records, derived).empty
+    for profile, run_missing, extended, computes in (("smoke", True, False, True), ("full", True, False, True),
+                                                     ("small", False, True, False), ("full", False, False, False)):
+        assert report.computes_derived(profile, run_missing, extended) is computes
+
+
 @pytest.mark.slow
 def test_smoke_profile_through_the_notebook(isolated_outputs):
     # Generated data (no mirror): the scans, SMAC, the headline rows and the derived records in about a minute
