@@ -122,6 +122,28 @@ def test_committed_small_records_match_the_grid():
     assert set(ex.HEADLINE_ROWS) <= set(runs)
 
 
+def test_every_table1_cell_meets_the_papers_reported_value_and_claims():
+    """Table 1's columns are the paper's labels ("EDA 0.1", not the run name's "eda 0.1"), so every cell of both
+    methods joins its reported value and the claims that name it."""
+    rows = [{"method": ex.METHOD_LABEL[method], "cell": ex.cell_label(*cell), "best_stsb_dev": 80.0 + k,
+             "run_id": f"{method}{cell}{k}", "profile": "small", "backbone_used": "all-MiniLM-L6-v2"}
+            for method in ("barlow_twins", "vicreg") for cell in ex.TABLE1_CELLS for k in range(4)]
+    t1 = report.table1(pd.DataFrame(rows))
+    assert len(t1) == 2 * len(ex.TABLE1_CELLS) * 3 and t1["reported"].notna().all()
+    import yaml
+    claims = yaml.safe_load((settings.REPO_ROOT / "papers" / "noncontrastive" / "claims.yaml").read_text())
+    def cells(node):
+        if isinstance(node, dict):
+            yield from ([node] if node.get("table") == "Table 1" else [])
+            for value in node.values():
+                yield from cells(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from cells(value)
+    named = {c["column"] for c in cells(claims["claims"])}
+    assert named and named <= set(t1["column"])
+
+
 def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_out(monkeypatch):
     """Small profile: missing MTEB + geometry derived records are computed only with --extended (issue 19's budget);
     the existing ones are read either way, a seed without one is listed with the reason, and the tables are built
@@ -163,10 +185,10 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     tables = isolated_outputs / "results" / "noncontrastive" / "smoke"
     t1 = pd.read_csv(tables / "table1.csv")
-    assert set(t1["column"]) == {"dropout 0.1", "shuffle 0.3", "eda 0.1"} and set(t1["row"]) == {"max", "q75", "q50"}
+    assert set(t1["column"]) == {"dropout 0.1", "shuffle 0.3", "EDA 0.1"} and set(t1["row"]) == {"max", "q75", "q50"}
     n = t1.set_index(["group", "column", "row"])["n_trials"]
     assert n[("Barlow Twins / MiniLM", "dropout 0.1", "max")] == len(ex.bt_trials("smoke", ("dropout", 0.1)))
-    assert n[("VICReg / MiniLM", "eda 0.1", "q50")] == ex.VICREG_TRIALS["smoke"]
+    assert n[("VICReg / MiniLM", "EDA 0.1", "q50")] == ex.VICREG_TRIALS["smoke"]
     t6 = pd.read_csv(tables / "table6.csv")
     assert set(t6["column"]) == {"alignment", "uniformity"}  # generated data: no MTEB
     assert set(t6["row"]) == {report.label(n) for n in (report.BACKBONE_ROW, *ex.HEADLINE_ROWS)}

@@ -78,7 +78,13 @@ _PAPER = dataclasses.replace(
 
 
 def cell_name(augmentation: str, strength: float) -> str:
+    """The cell in run names and spec notes ("eda 0.1"; a run's name puts "_" for the space)."""
     return f"{augmentation} {strength:g}"
+
+
+def cell_label(augmentation: str, strength: float) -> str:
+    """The cell as Table 1 prints it (and ``reported/table1.csv`` and ``claims.yaml`` name it): "EDA 0.1"."""
+    return f"{'EDA' if augmentation == 'eda' else augmentation} {strength:g}"
 
 
 def _params(augmentation: str, strength: float) -> dict:

@@ -218,7 +218,7 @@ def table1_trials(records: dict[str, list[dict]]) -> pd.DataFrame:
         method, augmentation, strength = parts
         r = recs[0]
         params = r["spec"]["objective_params"]
-        rows.append({"method": ex.METHOD_LABEL[method], "cell": ex.cell_name(augmentation, strength), "trial": name,
+        rows.append({"method": ex.METHOD_LABEL[method], "cell": ex.cell_label(augmentation, strength), "trial": name,
                      "lr": r["spec"]["lr"], "lambda": params.get("off_diagonal_weight"),
                      "invariance_weight": params.get("invariance_weight"),
                      "variance_weight": params.get("variance_weight"),
@@ -443,12 +443,12 @@ def write_tables(records: dict[str, list[dict]], derived_records: dict[str, list
 
 def not_run(profile: str, records: dict[str, list[dict]]) -> pd.DataFrame:
     """The Table 1 cells without trials, with the reason."""
-    scanned = {ex.cell_name(*c) for c in ex.cells(profile, extended=False)}
+    scanned = {ex.cell_label(*c) for c in ex.cells(profile, extended=False)}
     reason = NOT_RUN_EXTENDED if profile == "small" else f"not run: the {profile} profile scans {sorted(scanned)}"
-    with_trials = {ex.cell_name(*parts[1:]) for name, recs in records.items()
+    with_trials = {ex.cell_label(*parts[1:]) for name, recs in records.items()
                    if recs and (parts := _trial_name_parts(name)) is not None}
-    rows = [{"cell": ex.cell_name(*c), "status": reason} for c in ex.TABLE1_CELLS
-            if ex.cell_name(*c) not in scanned | with_trials]
+    rows = [{"cell": ex.cell_label(*c), "status": reason} for c in ex.TABLE1_CELLS
+            if ex.cell_label(*c) not in scanned | with_trials]
     return pd.DataFrame(rows, columns=["cell", "status"])
 
 
