@@ -255,11 +255,18 @@ def figure1(trials: pd.DataFrame, profile: str) -> list[Path]:
     bt = trials[trials["method"] == ex.METHOD_LABEL["barlow_twins"]].copy()
     bt["learning rate"] = [f"{lr:g}" for lr in bt["lr"]]
     cells = list(dict.fromkeys(bt["cell"]))
-    fig, axes = plt.subplots(1, len(cells), figsize=(4.2 * len(cells), 3.4), squeeze=False, sharey=True)
-    for ax, cell in zip(axes[0], cells):
+    lambdas = sorted(set(bt["lambda"]))
+    ncols = min(5, len(cells))  # the ten cells of --extended in two rows of five
+    nrows = -(-len(cells) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 3.2 * nrows), squeeze=False, sharey=True)
+    for ax in axes.flat[len(cells):]:
+        ax.set_visible(False)
+    for ax, cell in zip(axes.flat, cells):
         sns.lineplot(data=bt[bt["cell"] == cell], x="lambda", y="best_stsb_dev", hue="learning rate", marker="o",
                      ax=ax, legend=cell == cells[0])
         ax.set_xscale("log")
+        ax.set_xticks(lambdas, [f"{value:g}" for value in lambdas])
+        ax.minorticks_off()
         ax.set_title(f"Barlow Twins, {cell}")
         ax.set_xlabel("lambda (off-diagonal weight)")
         ax.set_ylabel("STS-B dev Spearman x 100 (best)")
