@@ -38,9 +38,18 @@ def _per_paper(cache: Path) -> dict:
 
 
 def run_all(env: dict) -> tuple[float, str]:
+    """Runs ./run_all.sh; its output goes to this process's stdout/stderr as it comes (a run of hours shows its
+    progress, and a failure keeps its log) and the closing table is parsed from a copy of stdout."""
     started = time.perf_counter()
-    done = subprocess.run(["./run_all.sh"], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
-    return time.perf_counter() - started, done.stdout[-3000:]
+    with tempfile.TemporaryFile("w+") as copy:
+        proc = subprocess.Popen(["./run_all.sh"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        for line in proc.stdout:
+            sys.stderr.write(line)
+            copy.write(line)
+        if proc.wait() != 0:
+            raise SystemExit(f"./run_all.sh failed (exit {proc.returncode}); its output is above")
+        copy.seek(0)
+        return time.perf_counter() - started, copy.read()[-3000:]
 
 
 def cached() -> dict:
