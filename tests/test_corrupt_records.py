@@ -178,3 +178,22 @@ def test_a_derived_record_under_another_id_is_broken(monkeypatch):
     path.write_text('{"derived_id": "something-else"}')
     with pytest.raises(store.BrokenRecord, match="holds derived_id 'something-else'"):
         derived.ensure_derived(record, "probe", params, lambda encoder, spec: {}, run_missing=False)
+
+
+def test_derived_of_each_keeps_the_runs_order_and_leaves_out_only_the_runs_not_computed():
+    runs = [{"run_id": "a"}, {"run_id": "b"}, {"run_id": "c"}]
+    asked = []
+
+    def analysis(record, run_missing=True):
+        asked.append((record["run_id"], run_missing))
+        if record["run_id"] == "b" and not run_missing:
+            raise derived.NotRun("derived record probe of run b is missing and running was disabled")
+        if record["run_id"] == "c" and not run_missing:
+            raise ValueError("a broken record is not a missing one")
+        return {"run_id": record["run_id"]}
+
+    assert derived.derived_of_each(runs[:2], analysis) == [{"run_id": "a"}, {"run_id": "b"}]
+    assert derived.derived_of_each(runs[:2], analysis, run_missing=False) == [{"run_id": "a"}]
+    assert asked[-2:] == [("a", False), ("b", False)]  # the flag reaches each call
+    with pytest.raises(ValueError, match="broken"):  # only NotRun means "leave this seed out"
+        derived.derived_of_each(runs, analysis, run_missing=False)

@@ -16,6 +16,7 @@ from papers.noncontrastive import experiments as ex
 from papers.noncontrastive import report
 from papers.simcse.experiments import grid as simcse_grid
 from sentemb import settings
+from sentemb.runs.execute import NotRun
 from conftest import require_committed_small_records
 
 
@@ -156,7 +157,7 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
     def fake(record, run_missing=True, progress=False):
         calls.append((record["run_id"], run_missing))
         if record["run_id"] == "r43" and not run_missing:
-            raise report.NotRun("missing")
+            raise NotRun("missing")
         return {"run_id": record["run_id"], "derived_id": "d" + record["run_id"], "result": {}}
 
     monkeypatch.setattr(report, "mteb_and_geometry", fake)

@@ -35,7 +35,8 @@ from sentemb.report.reported import coverage_table, load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 from sentemb.report.views import write_csv_tables
 from sentemb.runs import store
-from sentemb.runs.execute import NotRun, ensure
+from sentemb.runs.derived import derived_of_each
+from sentemb.runs.execute import ensure
 from sentemb.runs.fixed_point import run_to_fixed_point
 
 PAPER = "noncontrastive"
@@ -158,15 +159,7 @@ def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = Tr
     one, computing the missing ones when :func:`computes_derived`; a seed left without one is listed by
     :func:`derived_not_run`."""
     compute = computes_derived(profile, run_missing, extended)
-    out: dict[str, list[dict]] = {}
-    for name in headline_names(records):
-        out[name] = []
-        for record in records[name]:
-            try:
-                out[name].append(mteb_and_geometry(record, run_missing=compute))
-            except NotRun:
-                pass
-    return out
+    return {name: derived_of_each(records[name], mteb_and_geometry, compute) for name in headline_names(records)}
 
 
 def derived_not_run(records: dict[str, list[dict]], derived_records: dict[str, list[dict]]) -> pd.DataFrame:

@@ -28,7 +28,7 @@ from sentemb.report.claims import welch_p
 from sentemb.report.grid_records import collect_records
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, mean_std, sts_rows, trace
 from sentemb.report.views import write_csv_tables
-from sentemb.runs.derived import NotRun
+from sentemb.runs.derived import NotRun, derived_of_each
 
 PAPER = "overview"
 SUBSTITUTES = ("backbone all-MiniLM-L6-v2 (already contrastively trained) for BERT/RoBERTa; 60 steps of batch 64 on "
@@ -129,13 +129,7 @@ def derived(records: dict[str, list[dict]], run_missing: bool = True,
     out = {"sts": sts_records(records, run_missing), "transfer": {}, "mteb": {}}
     for method, runs in records.items():
         for kind, compute in (("transfer", transfer), ("mteb", mteb_and_geometry)):
-            found = []
-            for record in runs:
-                try:
-                    found.append(compute(record, run_missing=run_missing and extended))
-                except NotRun:
-                    pass
-            out[kind][method] = found
+            out[kind][method] = derived_of_each(runs, compute, run_missing and extended)
     return out
 
 

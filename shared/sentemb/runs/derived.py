@@ -89,3 +89,16 @@ def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis,
     atomic_write_text(path, json.dumps(out, indent=1, default=float) + "\n")
     events.note("trained", ident, "derived")
     return out
+
+
+def derived_of_each(runs: list[dict], analysis: Callable[..., dict], run_missing: bool = True) -> list[dict]:
+    """``analysis(record, run_missing=...)`` (an :func:`ensure_derived` wrapper) for each run, in order, leaving out
+    a run whose derived record is missing and is not computed (:class:`NotRun`): a table over seeds shows the seeds
+    it has and lists the others, it does not fail."""
+    found = []
+    for record in runs:
+        try:
+            found.append(analysis(record, run_missing=run_missing))
+        except NotRun:
+            pass
+    return found
