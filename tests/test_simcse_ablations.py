@@ -176,6 +176,23 @@ def test_protocols_and_table_c1_put_each_aggregation_next_to_the_papers_rows():
     assert c1.loc[("backbone, avg.", "STS12"), "reproduced"] == pytest.approx(70.0)
 
 
+def test_flow_rows_aggregate_their_fit_seeds_and_are_not_constants():
+    """BERT-flow (Tables C.1, B.3): one derived record per fit seed; the row is their mean over the seeds, traced to
+    each record, and is seed-dependent (claims test it as seeds, not as a constant like the untrained backbone)."""
+    records = {"backbone_avg": [_sts_record("b", 42, 0.70, "none")]}
+    flows = [{**_derived(f"f{seed}", "b", {"tasks": _sts_metrics(0.70 + k / 100)["tasks"]}), "params": {"seed": seed}}
+             for k, seed in enumerate((42, 43, 44))]
+    c1 = report.table_c1(records, {"flow NLI": flows}).set_index(["row", "column"])
+    row = c1.loc[("backbone, avg. + flow (NLI)", "STS12")]
+    assert row["reproduced"] == pytest.approx(71.0) and row["n"] == 3 and row["seeds"] == "42;43;44"
+    assert row["run_ids"] == "f42;f43;f44" and row["reported"] == 69.78 and not row["deterministic"]
+    assert c1.loc[("backbone, avg.", "STS12"), "deterministic"]
+    b3 = report.protocols(records, {"flow target": flows})
+    b3 = b3[b3["table"] == "Table B.3"].set_index(["row", "column"])
+    assert b3.loc[("backbone, avg. + flow (target) (wmean)", "STS12"), "reproduced"] == pytest.approx(72.0)
+    assert "backbone, avg. + flow (NLI) (wmean)" not in b3.index.get_level_values("row")  # not recorded: left out
+
+
 def test_table8_view_lines_up_each_models_hits_with_the_papers_sentences():
     query = "A man riding a small boat in a harbor."
     hits = [{"rank": r, "sentence": f"hit {r}", "cosine": 0.9 - r / 10} for r in (1, 2, 3)]

@@ -140,7 +140,9 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     padded = ranks[ranks["padding_M"] > 0]
     assert (padded["rank_C_padded"] >= padded["rank_C"]).all()
     t4 = pd.read_csv(tables / "table4.csv")
-    assert {"+whitening(wiki)", "+whitening(NLI)", "+DCL(NLI, tau_DCL=0.05)", "+whitening (wiki), seed 42"} <= set(t4["row"])
+    assert {"+whitening(wiki)", "+whitening(NLI)", "+DCL(NLI, tau_DCL=0.05)", "+whitening (wiki), seed 42",
+            "+flow (NLI)", "+flow (wiki), seed 42"} <= set(t4["row"])
+    assert (t4[t4["row"].str.startswith("+flow")]["n"] == 3).all()  # BERT-flow: 3 fit seeds
     t5 = pd.read_csv(tables / "table5.csv")
     assert len(t5) == 6 and t5.set_index("row").loc["m=0.9", "n"] == 2  # the centre is the SimCSE++ row
     t6 = pd.read_csv(tables / "table6.csv")
@@ -156,8 +158,9 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     assert claims.loc["optimal-m-is-0.9", "status"] == "not run"  # smoke runs one m off the centre only
     derived = list((isolated_outputs / "results" / "runs" / "smoke" / "derived").glob("*.json"))
     # whitening of the backbone (wiki and NLI are one generated corpus here) and of SimCSE, retrieval x2, ranks of
-    # SimCSE and BT (the padded BT rows are BT itself: at D = 64 the paper's ratios give M = 0)
-    assert len(derived) == 2 + 2 + 2
+    # SimCSE and BT (the padded BT rows are BT itself: at D = 64 the paper's ratios give M = 0), BERT-flow of the
+    # backbone and of SimCSE with 3 fit seeds each
+    assert len(derived) == 2 + 2 + 2 + 2 * 3
     figures = isolated_outputs / "figures" / "simcse_pp" / "smoke"
     for stem in ("figure1_align_uniform", "table5_sweeps"):
         assert (figures / f"{stem}.png").stat().st_size > 5000

@@ -56,6 +56,10 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     # where a claim compares it) and one point of Table A.1's search
     for stem in ("tablea1", "tablec1", "protocols", "table8"):  # E.1: generated data has no transfer tasks
         assert not pd.read_csv(tables / f"{stem}.csv").empty, stem
+    c1 = pd.read_csv(tables / "tablec1.csv").set_index(["row", "column"])
+    for fit in ("NLI", "target"):  # BERT-flow: 3 fit seeds of the backbone's flow, next to the paper's SBERT-flow
+        flow = c1.loc[(f"backbone, avg. + flow ({fit})", "Avg.")]
+        assert flow["n"] == 3 and flow["reported_row"] == f"SBERT-flow ({fit})" and not flow["deterministic"]
     for stem, row in (("table1", "Synonym replacement"), ("table2", "Next 3 sentences"), ("table4", "SNLI+MNLI neutral (314k)"),
                       ("table6", "[CLS] w/o MLP"), ("table7", "Contradiction + Neutral, alpha=1.0"),
                       ("tabled1", "N/A (dot product)"), ("tabled2", "w/ MLM, lambda=0.1")):

@@ -11,6 +11,10 @@ trained again from its spec and the record says so).
   sentences ("NLI") or on the STS tasks' test sentences ("target", Appendix C: "directly learns the embedding
   distribution on the target sets"), then SimCSE's STS protocol. The NLI fit is the record SimCSE++'s Table 4 made
   for the same backbone (one derived id: :func:`sentemb.runs.whitening_records.whitened_sts`).
+- ``bert_flow`` (Tables C.1 and B.3's SBERT-flow rows): BERT-flow (Li et al., 2020; :mod:`sentemb.evaluate.flow`)
+  fitted on the same NLI or target sentences as the whitening, one record per fit seed
+  (:func:`sentemb.runs.flow_records.flowed_sts`; SimCSE++'s Table 4 shares the NLI ones), then SimCSE's STS protocol.
+  SimCSE re-ran BERT-flow with the official code and scored it with its own script (Appendix C).
 - ``whitened_geometry``: the STS-B geometry of the NLI-whitened embeddings (alignment, uniformity, singular values,
   cosine by rating: :func:`sentemb.analysis.stsb.analyse`), for the figures' whitening point.
 - ``retrieval_top3`` (Table 8): the 3 nearest premises of each query by cosine, over the SNLI premises of the
@@ -18,7 +22,8 @@ trained again from its spec and the record says so).
   sentences, which are not offline). The queries are the paper's two and ``RANDOM_QUERIES`` premises drawn with a
   fixed seed.
 
-The paper's BERT-flow rows are not run: no flow model is offline or implemented.
+The paper's BERT-flow rows of BERT-base are not run (BERT-base is not offline); the backbone's flow stands for
+SBERT-flow, as its whitening stands for SBERT-whitening.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from sentemb.evaluate.sts import needed_sentences
 from sentemb.evaluate.whitening import Whitening
 from sentemb.report.reported import load_reported
 from sentemb.runs.derived import ensure_derived
+from sentemb.runs.flow_records import flowed_sts_seeds
 from sentemb.runs.whitening_records import N_WHITENING_FIT, fit_sample, whitened_sts
 from sentemb.spec import RunSpec
 
@@ -74,6 +80,15 @@ def whitening(record: dict, fit: str, nli_corpus: str, run_missing: bool = True)
     if fit == "NLI":
         return whitened_sts(record, nli_corpus, lambda spec: load_rows("sentences", nli_corpus), run_missing)
     return whitened_sts(record, TARGET, lambda spec: target_sentences(spec.synthetic_data), run_missing)
+
+
+def flows(record: dict, fit: str, nli_corpus: str, run_missing: bool = True) -> list[dict]:
+    """The BERT-flow STS records of the run, one per fit seed (those recorded or computed), the flow fitted on
+    ``fit``: "NLI" (a sample of ``nli_corpus``) or "target" (the STS test sentences), the sentences
+    :func:`whitening` fits on."""
+    if fit == "NLI":
+        return flowed_sts_seeds(record, nli_corpus, lambda spec: load_rows("sentences", nli_corpus), run_missing)
+    return flowed_sts_seeds(record, TARGET, lambda spec: target_sentences(spec.synthetic_data), run_missing)
 
 
 def whitened_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:

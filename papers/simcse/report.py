@@ -57,10 +57,11 @@ COVERAGE = {
     "Table B.1": ("not applicable", "the protocols of other papers: implemented in sentemb/evaluate/sts.py"),
     "Table B.2": ("partly", "results/simcse/<profile>/protocols.csv: the archive's models under 'all', 'mean' and "
                   "'wmean', the backbone next to the paper's SBERT; BERT-whitening of BERT-base is not offline"),
-    "Table B.3": ("partly", "results/simcse/<profile>/protocols.csv ('wmean'): the backbone, its whitenings, unsup. and "
-                  "sup. SimCSE; BERT-base, flow rows not offline"),
+    "Table B.3": ("partly", "results/simcse/<profile>/protocols.csv ('wmean'): the backbone, its whitenings and flows "
+                  "(3 fit seeds), unsup. and sup. SimCSE; the BERT-base rows are not offline"),
     "Table C.1": ("partly", "results/simcse/<profile>/tablec1.csv: the backbone (a sentence-transformers model, so the "
-                  "SBERT rows) whitened on NLI vs on the target STS sentences; BERT-flow is not run (no flow model)"),
+                  "SBERT rows) whitened and flowed (BERT-flow, 3 fit seeds) on NLI vs on the target STS sentences; "
+                  "the BERT-base rows are not offline"),
     "Table D.1": ("reproduced (extended rows)", "results/simcse/<profile>/tabled1.csv: all 6 rows"),
     "Table D.2": ("reproduced (extended rows)", "results/simcse/<profile>/tabled2.csv: lambda 0 (the sup run), 0.01, "
                   "0.1, 1 on STS-B dev and transfer dev (fasttest); a fresh MLM head tied to the input embeddings"),
@@ -338,14 +339,16 @@ E1_ROWS = {  # run -> (our row label, reported (group, row) or None); test accur
     "sup_mlm_0.1": ("sup. SimCSE w/ MLM (lambda 0.1)", ("Supervised models", "SimCSE-BERT-base w/ MLM")),
 }
 E1_COLUMNS = {"MR": "MR", "CR": "CR", "SUBJ": "SUBJ", "MPQA": "MPQA", "SST2": "SST", "TREC": "TREC", "MRPC": "MRPC"}
-# Table C.1 / B.3: the backbone is a sentence-transformers model (SBERT-like), so its whitened rows are compared
-# with the paper's SBERT-whitening rows; BERT-flow / SBERT-flow are not run (no flow model offline or implemented)
+# Table C.1 / B.3: the backbone is a sentence-transformers model (SBERT-like), so its whitened and flowed rows are
+# compared with the paper's SBERT-whitening and SBERT-flow rows (the flow: 3 fit seeds, flow_records.FLOW_SEEDS)
 WHITENING_FITS = ("NLI", "target")
-C1_ROWS = {fit: (f"backbone, avg. + whitening ({fit})", f"SBERT-whitening ({fit})") for fit in WHITENING_FITS}
-B3_ROWS = {  # (run or whitening fit) -> (our row label, reported group, reported row)
+POST_PROCESSINGS = {"whitening": "whitening", "flow": "flow"}  # derived key prefix -> the paper's name
+C1_ROWS = {f"{kind} {fit}": (f"backbone, avg. + {kind} ({fit})", f"SBERT-{name} ({fit})")
+           for kind, name in POST_PROCESSINGS.items() for fit in WHITENING_FITS}
+B3_ROWS = {  # (run, or post-processing and fit) -> (our row label, reported group, reported row)
     "backbone_avg": ("backbone, avg.", "SBERT-base", "SBERT-base (first-last avg.)"),
-    "whitening NLI": ("backbone, avg. + whitening (NLI)", "SBERT-base", "+ whitening (NLI)"),
-    "whitening target": ("backbone, avg. + whitening (target)", "SBERT-base", "+ whitening (target)"),
+    **{f"{kind} {fit}": (f"backbone, avg. + {kind} ({fit})", "SBERT-base", f"+ {kind} ({fit})")
+       for kind in POST_PROCESSINGS for fit in WHITENING_FITS},
     "unsup": ("unsup. SimCSE", "BERT-base", "Unsup. SimCSE-BERT-base"),
     "sup": ("sup. SimCSE", "SBERT-base", "Sup. SimCSE-BERT-base"),
 }
@@ -370,14 +373,17 @@ def _or_missing(compute):
 def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = True,
             extended: bool = False) -> dict[str, dict]:
     """The derived records the tables and figures read, computed when missing and ``run_missing``: the backbone's
-    whitenings, its whitened geometry and Table 8's retrievals always; the transfer tasks of Table E.1's runs (about
+    whitenings and flows, its whitened geometry and Table 8's retrievals always; the transfer tasks of Table E.1's runs (about
     5 min of encoding and classifiers per model on 2 cores) only with ``extended`` on the small profile, otherwise
-    loaded when they exist (smoke: for sup's first seed only). Keys: ``whitening NLI``, ``whitening target``, ``whitened geometry``,
-    ``retrieval <run>``, and ``transfer`` (run id -> record)."""
+    loaded when they exist (smoke: for sup's first seed only). Keys: ``whitening NLI``, ``whitening target``, ``flow NLI``
+    and ``flow target`` (a list: one record per fit seed of ``FLOW_SEEDS``), ``whitened geometry``, ``retrieval <run>``,
+    and ``transfer`` (run id -> record)."""
     nli = nli_corpus(profile)
     backbone = records["backbone_avg"][0]
     out: dict = {f"whitening {fit}": _or_missing(lambda fit=fit: analyses.whitening(backbone, fit, nli, run_missing))
                  for fit in WHITENING_FITS}
+    for fit in WHITENING_FITS:
+        out[f"flow {fit}"] = analyses.flows(backbone, fit, nli, run_missing) or None
     out["whitened geometry"] = _or_missing(lambda: analyses.whitened_geometry(backbone, nli, run_missing))
     for name in TABLE8_MODELS:
         if records.get(name):
@@ -421,14 +427,22 @@ def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]], re
     return sts_table(PAPER, table, rows, load_reported(PAPER, reported), aggregations)
 
 
+def _post_processed(derived_records: dict, key: str, backbone: dict) -> list[dict]:
+    """The backbone's STS records post-processed as ``key`` says ("whitening NLI": one record; "flow NLI": one per
+    fit seed), in the shape :func:`sts_rows` reads; empty when none is recorded."""
+    found = derived_records.get(key)
+    found = [found] if isinstance(found, dict) else list(found or [])
+    return [derived_sts_record(d, backbone) for d in found]
+
+
 def table_c1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFrame:
-    """Table C.1: the backbone (avg.) whitened on NLI sentences vs on the target STS sentences ("all")."""
+    """Table C.1: the backbone (avg.) whitened and flowed on NLI sentences vs on the target STS sentences ("all")."""
     backbone = records["backbone_avg"][0]
     rows = [("backbone_avg", "backbone, avg.", "", "", [backbone])]
-    for fit, (label, reported_row) in C1_ROWS.items():
-        d = derived_records.get(f"whitening {fit}")
-        if d is not None:
-            rows.append(("backbone_avg", label, "", reported_row, [derived_sts_record(d, backbone)]))
+    for key, (label, reported_row) in C1_ROWS.items():
+        found = _post_processed(derived_records, key, backbone)
+        if found:
+            rows.append(("backbone_avg", label, "", reported_row, found))
     return _sts_table("Table C.1", rows, "tableC1")
 
 
@@ -446,9 +460,8 @@ def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataF
     backbone = records["backbone_avg"][0]
     models = []
     for key, (label, group, row) in B3_ROWS.items():
-        if key.startswith("whitening"):
-            d = derived_records.get(key)
-            models.append((key, "backbone_avg", label, [derived_sts_record(d, backbone)] if d else [], group, row))
+        if key.split(" ")[0] in POST_PROCESSINGS:
+            models.append((key, "backbone_avg", label, _post_processed(derived_records, key, backbone), group, row))
         else:
             models.append((key, key, label, records.get(key, []), group, row))
     per_seed = []

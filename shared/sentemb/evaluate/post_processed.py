@@ -1,19 +1,22 @@
-"""STS evaluation of post-processed embeddings: whitening fitted on a corpus (SimCSE++ Table 4, SimCSE Table C.1).
+"""STS evaluation of post-processed embeddings: whitening or BERT-flow fitted on a corpus (SimCSE++ Table 4,
+SimCSE Tables 5 and C.1).
 
 The encoder's embeddings of the STS sentences (SimCSE's protocol, as a run's final evaluation) are mapped through
-a :class:`~sentemb.evaluate.whitening.Whitening` fitted on the embeddings of ``fit_sentences`` (Wikipedia or NLI
-sentences), then scored as usual. The STS embeddings of a model are cached under its ``identity`` (e.g. its run id
-and precision), so that several fits of one model encode the 26k STS sentences once.
+a :class:`~sentemb.evaluate.whitening.Whitening` or a :class:`~sentemb.evaluate.flow.BertFlow` fitted on the
+embeddings of ``fit_sentences`` (Wikipedia, NLI or the target sentences), then scored as usual. The STS embeddings of
+a model are cached under its ``identity`` (e.g. its run id and precision), so that several fits of one model encode
+the 26k STS sentences once; the flows, fitted with several seeds, also share their fit sentences' embeddings.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from sentemb.evaluate.embedding_cache import cached_encode
+from sentemb.evaluate.flow import BertFlow, FlowConfig
 from sentemb.evaluate.suite import evaluate_model
 from sentemb.evaluate.whitening import Whitening
 from sentemb.models.encoder import SentenceEncoder
@@ -30,18 +33,38 @@ def sample_sentences(sentences: Sequence[str], n: int, seed: int = 0) -> list[st
     return [s for i, s in enumerate(unique) if i in keep]
 
 
+def _sts_mapped(encoder: SentenceEncoder, identity: dict, transform: Callable[[np.ndarray], np.ndarray],
+                splits: Sequence[str], synthetic: bool) -> dict:
+    """SimCSE-protocol STS results of ``transform`` applied to the encoder's (cached) embeddings."""
+    def encode(sentences: list[str]) -> np.ndarray:
+        raw = cached_encode({**identity, "purpose": "sts evaluation"}, sentences,
+                            lambda s: encoder.encode(s, batch_size=ENCODE_BATCH))
+        return transform(raw)
+
+    results, _ = evaluate_model(encode, ["sts"], sts_splits=splits, synthetic=synthetic, batch_size=ENCODE_BATCH)
+    sts = results["sts_simcse"]
+    return {"summary": sts["summary"], "tasks": sts["tasks"], "protocol": sts["protocol"]}
+
+
 def sts_whitened(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity: dict, dim: int | None = None,
                  splits: Sequence[str] = ("dev", "test"), synthetic: bool = False) -> dict:
     """SimCSE-protocol STS results of the whitened embeddings, with the fit's size."""
     fit = encoder.encode(list(fit_sentences), batch_size=ENCODE_BATCH)
     whitening = Whitening.fit(fit, dim=dim)
-
-    def encode(sentences: list[str]) -> np.ndarray:
-        raw = cached_encode({**identity, "purpose": "sts evaluation"}, sentences,
-                            lambda s: encoder.encode(s, batch_size=ENCODE_BATCH))
-        return whitening.transform(raw)
-
-    results, _ = evaluate_model(encode, ["sts"], sts_splits=splits, synthetic=synthetic, batch_size=ENCODE_BATCH)
-    sts = results["sts_simcse"]
-    return {"summary": sts["summary"], "tasks": sts["tasks"], "protocol": sts["protocol"],
+    return {**_sts_mapped(encoder, identity, whitening.transform, splits, synthetic),
             "n_fit_sentences": len(fit), "whitening_dim": whitening.kernel.shape[1]}
+
+
+def sts_flowed(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity: dict, seed: int,
+               config: FlowConfig = FlowConfig(), splits: Sequence[str] = ("dev", "test"),
+               synthetic: bool = False) -> dict:
+    """SimCSE-protocol STS results of the BERT-flow latents (the flow fitted on ``fit_sentences`` with ``seed``),
+    with the fit's size, its number of steps and its loss (bits per dimension) over the first and last 10 steps."""
+    sentences = list(fit_sentences)
+    fit = cached_encode({**identity, "purpose": "post-processing fit"}, sentences,
+                        lambda s: encoder.encode(s, batch_size=ENCODE_BATCH))
+    flow = BertFlow.fit(fit, seed=seed, config=config)
+    return {**_sts_mapped(encoder, identity, flow.transform, splits, synthetic),
+            "n_fit_sentences": len(fit), "flow_steps": len(flow.losses),
+            "flow_loss_bits_per_dim": {"first_10": float(np.mean(flow.losses[:10])),
+                                       "last_10": float(np.mean(flow.losses[-10:]))}}

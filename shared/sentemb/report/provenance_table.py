@@ -12,7 +12,8 @@ import pandas as pd
 
 
 def provenance_table(records: dict[str, list[dict]], derived: Iterable[tuple[str, dict]]) -> pd.DataFrame:
-    """``records``: run name -> its records (one per seed); ``derived``: (name, derived record) pairs."""
+    """``records``: run name -> its records (one per seed); ``derived``: (name, derived record, or a list of them,
+    e.g. one flow per fit seed) pairs."""
     rows = []
     for name, runs in records.items():
         for r in runs:
@@ -25,9 +26,11 @@ def provenance_table(records: dict[str, list[dict]], derived: Iterable[tuple[str
                          "final_eval_s": round(r["timing"]["final_eval_seconds"], 1),
                          "commit": (r["provenance"]["commit"] or "")[:10], "dirty": r["provenance"]["dirty"],
                          "device": r["provenance"]["device"]})
-    for name, d in derived:
-        rows.append({"kind": f"derived ({d['analysis']}; model: {d['model']['source']})", "name": name,
-                     "id": d["derived_id"], "wall_s": round(d["timing"]["total_seconds"], 1),
-                     "commit": (d["provenance"]["commit"] or "")[:10], "dirty": d["provenance"]["dirty"],
-                     "device": d["provenance"]["device"]})
+    for name, found in derived:
+        for d in found if isinstance(found, list) else [found]:
+            rows.append({"kind": f"derived ({d['analysis']}; model: {d['model']['source']})", "name": name,
+                         "seed": d["params"].get("seed"), "id": d["derived_id"],
+                         "wall_s": round(d["timing"]["total_seconds"], 1),
+                         "commit": (d["provenance"]["commit"] or "")[:10], "dirty": d["provenance"]["dirty"],
+                         "device": d["provenance"]["device"]})
     return pd.DataFrame(rows)

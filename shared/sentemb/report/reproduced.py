@@ -27,6 +27,8 @@ def deterministic(record: dict) -> bool:
     spec = record["spec"]
     if spec.get("init_runs"):  # the models of trained runs (e.g. TNCSE's plain ensemble): their seeds vary
         return False
+    if record.get("post_processing_seed") is not None:  # a post-processing fitted with a seed (a flow)
+        return False
     return spec["objective"] == "none" and spec["backbone"] not in SEED_DEPENDENT_BACKBONES
 
 
@@ -121,9 +123,14 @@ def join(reproduced: pd.DataFrame, reported: pd.DataFrame) -> pd.DataFrame:
 
 def derived_sts_record(derived: dict, run: dict) -> dict:
     """A derived STS result (e.g. whitened embeddings) in the shape :func:`sts_rows` and :func:`trace` read: traced to
-    the derived record's id, provenance and time; the backbone and seed are its run's."""
-    return {"metrics": {"tasks": derived["result"]["tasks"]}, "profile": run["profile"], "spec": run["spec"],
-            "run_id": derived["derived_id"], "provenance": derived["provenance"], "timing": derived["timing"]}
+    the derived record's id, provenance and time; the backbone is its run's, and so is the seed unless the
+    post-processing was fitted with a seed of its own (a flow: ``params["seed"]``), which then is the row's seed and
+    makes the row seed-dependent (:func:`deterministic`)."""
+    seed = derived.get("params", {}).get("seed")
+    spec = run["spec"] if seed is None else {**run["spec"], "seed": seed}
+    return {"metrics": {"tasks": derived["result"]["tasks"]}, "profile": run["profile"], "spec": spec,
+            "run_id": derived["derived_id"], "provenance": derived["provenance"], "timing": derived["timing"],
+            "post_processing_seed": seed}
 
 
 def sts_table(paper: str, table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: pd.DataFrame,

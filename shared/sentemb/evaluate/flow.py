@@ -1,0 +1,197 @@
+"""BERT-flow post-processing of sentence embeddings (Li et al., 2020, "On the Sentence Embeddings from Pre-trained
+Language Models", §4): a normalizing flow fitted by maximum likelihood on the embeddings of a set of sentences (the
+encoder frozen) maps them to a standard Gaussian latent, and similarity is the cosine of the latents.
+
+The flow is the official code's Glow variant (``bohanli/BERT-flow`` @7fa8f6d, ``flow/glow_ops_1x1.py`` with its
+default ``flow/config/config_l3_d3_w32.json``: 3 levels x 3 steps, additive coupling of width 32, fixed permutation):
+
+- the embedding x (D dims) is the input; each level runs ``depth`` steps, then (but for the last level) factors out
+  the second half of its features as latent ``eps`` with a fixed N(0, 1) prior and goes on with the first half
+  (D -> D/2 -> D/4 for 3 levels); the last level's output ``z`` has the prior N(0, I);
+- a step is ActNorm -> reversal of the feature order -> additive coupling ``(x1, x2) -> (x1, x2 + NN(x1))``;
+- ActNorm: ``y = (x + b) * exp(3 * logs)`` per feature (``logscale_factor`` 3), its log-determinant
+  ``3 * sum(logs)``; the reversal and the additive coupling have log-determinant 0;
+- NN: Linear(C/2 -> 32, no bias) -> ActNorm -> ReLU -> Linear(32 -> 32, no bias) -> ActNorm -> ReLU ->
+  Linear(32 -> C/2) initialised to zero, with bias and a per-feature scale ``exp(3 * logs)``; hidden weights drawn
+  from N(0, 0.05);
+- loss: the negative log-likelihood in bits per dimension, ``-(log|det| + log N(eps) + log N(z)) / (D ln 2)``;
+- the post-processed embedding is the whole latent, ``concat(eps_1, ..., z)`` (D dims), compared by cosine.
+
+Fitting follows the official run (``run_siamese.py``: the flow's own optimizer, lr 1e-3 constant, weight decay
+0.01, epsilon 1e-6, gradients clipped to global norm 1; batch 32 pairs = 64 sentences, one epoch over shuffled
+sentences, the last partial batch dropped, seed fixed). Where this differs from the official code:
+
+- ActNorm is initialised from the first batch (data-dependent, as Glow §3.1 and the UKPLab PyTorch port do). The
+  official TensorFlow code builds that initialisation but, as far as its source shows, never runs it (its
+  ``GlowInitHook`` is imported and not used); not verified by running it.
+- The optimizer is ``torch.optim.AdamW``, which corrects Adam's moment bias; BERT's ``AdamWeightDecayOptimizer``
+  does not.
+- The official flow is fitted on embeddings of BERT in training mode (dropout on, 0.1); here on the encoder's
+  deterministic (eval-mode) embeddings, as whitening is: post-processing of one fixed embedding per sentence.
+
+Why it is written here: no maintained library ships this variant for flat vectors. nflows has the blocks but no
+release since 2020; normflows has no reversal permutation, no multi-scale split for vectors and an ActNorm without
+the log-scale factor; zuko has no ActNorm. The whole flow is ~100 lines of plain PyTorch over ``nn.Linear``.
+
+All computation is fp32 with autocast off (the encoder's embeddings are cast to float32).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from sentemb.errors import ConfigError
+
+LOGSCALE_FACTOR = 3.0  # glow_ops_1x1.actnorm / zeros conv: logs is stored divided by 3
+
+
+@dataclass(frozen=True)
+class FlowConfig:
+    """``config_l3_d3_w32.json`` and the official fitting settings (see the module docstring)."""
+    levels: int = 3
+    depth: int = 3
+    width: int = 32
+    lr: float = 1e-3
+    weight_decay: float = 0.01
+    eps: float = 1e-6
+    clip_norm: float = 1.0
+    batch_size: int = 64  # sentences: 32 pairs of the official siamese input
+    epochs: int = 1
+    init_std: float = 0.05
+
+    def as_params(self) -> dict:
+        return dict(self.__dict__)
+
+
+class ActNorm(nn.Module):
+    """Per-feature affine normalisation, initialised on the first batch it sees to zero mean and unit variance."""
+
+    def __init__(self, features: int) -> None:
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(features))
+        self.logs = nn.Parameter(torch.zeros(features))
+        self.register_buffer("initialized", torch.tensor(False))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if not bool(self.initialized):
+            with torch.no_grad():
+                self.bias.copy_(-x.mean(0))
+                self.logs.copy_(torch.log(1.0 / (x.std(0, unbiased=False) + 1e-6)) / LOGSCALE_FACTOR)
+                self.initialized.fill_(True)
+        logs = self.logs * LOGSCALE_FACTOR
+        return (x + self.bias) * torch.exp(logs), logs.sum()
+
+
+class CouplingNet(nn.Module):
+    """NN of the additive coupling: two hidden layers with ActNorm and ReLU, a zero-initialised scaled output."""
+
+    def __init__(self, features: int, width: int, init_std: float, generator: torch.Generator) -> None:
+        super().__init__()
+        self.hidden = nn.ModuleList([nn.Linear(features, width, bias=False), nn.Linear(width, width, bias=False)])
+        self.norms = nn.ModuleList([ActNorm(width), ActNorm(width)])
+        for layer in self.hidden:
+            with torch.no_grad():
+                layer.weight.normal_(0.0, init_std, generator=generator)
+        self.out = nn.Linear(width, features)
+        nn.init.zeros_(self.out.weight)
+        nn.init.zeros_(self.out.bias)
+        self.out_logs = nn.Parameter(torch.zeros(features))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer, norm in zip(self.hidden, self.norms):
+            x = torch.relu(norm(layer(x))[0])
+        return self.out(x) * torch.exp(self.out_logs * LOGSCALE_FACTOR)
+
+
+class FlowStep(nn.Module):
+    """ActNorm -> reverse the features -> additive coupling; returns the output and its log-determinant."""
+
+    def __init__(self, features: int, width: int, init_std: float, generator: torch.Generator) -> None:
+        super().__init__()
+        self.norm = ActNorm(features)
+        self.half = features // 2
+        self.coupling = CouplingNet(self.half, width, init_std, generator)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x, logdet = self.norm(x)
+        x = torch.flip(x, dims=[1])
+        x1, x2 = x[:, :self.half], x[:, self.half:]
+        return torch.cat([x1, x2 + self.coupling(x1)], dim=1), logdet
+
+
+class GlowFlow(nn.Module):
+    """Embeddings (n, D) -> latents (n, D) and the per-example log-likelihood (nats)."""
+
+    def __init__(self, dim: int, config: FlowConfig, generator: torch.Generator) -> None:
+        super().__init__()
+        if dim % (2 ** config.levels) != 0:
+            raise ConfigError(f"BERT-flow with {config.levels} levels halves the features {config.levels} times and "
+                              f"needs a dimension divisible by {2 ** config.levels}; got {dim}")
+        self.dim = dim
+        self.levels = nn.ModuleList()
+        features = dim
+        for level in range(config.levels):
+            self.levels.append(nn.ModuleList([FlowStep(features, config.width, config.init_std, generator)
+                                              for _ in range(config.depth)]))
+            if level < config.levels - 1:
+                features //= 2
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logdet = torch.zeros((), dtype=x.dtype, device=x.device)
+        factored = []
+        for k, steps in enumerate(self.levels):
+            for step in steps:
+                x, step_logdet = step(x)
+                logdet = logdet + step_logdet
+            if k < len(self.levels) - 1:
+                half = x.shape[1] // 2
+                factored.append(x[:, half:])
+                x = x[:, :half]
+        z = torch.cat(factored + [x], dim=1)
+        log_prior = -0.5 * (z ** 2).sum(1) - 0.5 * self.dim * math.log(2 * math.pi)
+        return z, log_prior + logdet
+
+
+@dataclass
+class BertFlow:
+    """A fitted flow: :meth:`fit` on embeddings, :meth:`transform` to latents."""
+    flow: GlowFlow
+    config: FlowConfig
+    losses: list[float]  # bits per dimension, per step
+
+    @classmethod
+    def fit(cls, embeddings: np.ndarray, seed: int, config: FlowConfig = FlowConfig()) -> "BertFlow":
+        x = torch.as_tensor(np.asarray(embeddings), dtype=torch.float32)
+        n, dim = x.shape
+        if n < config.batch_size:
+            raise ConfigError(f"BERT-flow fits on batches of {config.batch_size} sentences; got {n} sentences")
+        generator = torch.Generator().manual_seed(seed)
+        with torch.autocast("cpu", enabled=False), torch.enable_grad():
+            flow = GlowFlow(dim, config, generator)
+            optimizer = torch.optim.AdamW(flow.parameters(), lr=config.lr, weight_decay=config.weight_decay,
+                                          eps=config.eps)
+            losses = []
+            flow.train()
+            for _ in range(config.epochs):
+                order = torch.randperm(n, generator=generator)
+                for start in range(0, n - config.batch_size + 1, config.batch_size):
+                    _, log_likelihood = flow(x[order[start:start + config.batch_size]])
+                    loss = -log_likelihood.mean() / (dim * math.log(2))
+                    optimizer.zero_grad()
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(flow.parameters(), config.clip_norm)
+                    optimizer.step()
+                    losses.append(float(loss.detach()))
+        flow.eval()
+        return cls(flow=flow, config=config, losses=losses)
+
+    def transform(self, embeddings: np.ndarray, batch_size: int = 4096) -> np.ndarray:
+        """The latents (float32, shape (n, D))."""
+        x = torch.as_tensor(np.asarray(embeddings), dtype=torch.float32)
+        with torch.autocast("cpu", enabled=False), torch.no_grad():
+            return torch.cat([self.flow(x[i:i + batch_size])[0] for i in range(0, len(x), batch_size)]).numpy()
