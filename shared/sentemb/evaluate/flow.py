@@ -14,7 +14,8 @@ default ``flow/config/config_l3_d3_w32.json``: 3 levels x 3 steps, additive coup
 - NN: Linear(C/2 -> 32, no bias) -> ActNorm -> ReLU -> Linear(32 -> 32, no bias) -> ActNorm -> ReLU ->
   Linear(32 -> C/2) initialised to zero, with bias and a per-feature scale ``exp(3 * logs)``; hidden weights drawn
   from N(0, 0.05);
-- loss: the negative log-likelihood in bits per dimension, ``-(log|det| + log N(eps) + log N(z)) / (D ln 2)``;
+- loss: the negative log-likelihood in bits per dimension, ``-(log|det| + log N(eps) + log N(z)) / (D ln 2)``,
+  summed over the two sentences of each pair (``run_siamese.py``): twice its mean over a batch of sentences;
 - the post-processed embedding is the whole latent, ``concat(eps_1, ..., z)`` (D dims), compared by cosine.
 
 Fitting follows the official run (``run_siamese.py``: the flow's own optimizer, lr 1e-3 constant, weight decay
@@ -48,6 +49,9 @@ from torch import nn
 from sentemb.errors import ConfigError
 
 LOGSCALE_FACTOR = 3.0  # glow_ops_1x1.actnorm / zeros conv: logs is stored divided by 3
+# The official loss is mean(NLL of the pairs' first sentences) + mean(NLL of their second ones): twice the mean over
+# the batch's sentences. Adam does not see the factor, but the gradient clipping at norm 1 does.
+PAIR_SIDES = 2
 
 
 @dataclass(frozen=True)
@@ -181,9 +185,9 @@ class BertFlow:
                 order = torch.randperm(n, generator=generator)
                 for start in range(0, n - config.batch_size + 1, config.batch_size):
                     _, log_likelihood = flow(x[order[start:start + config.batch_size]])
-                    loss = -log_likelihood.mean() / (dim * math.log(2))
+                    loss = -log_likelihood.mean() / (dim * math.log(2))  # bits per dimension
                     optimizer.zero_grad()
-                    loss.backward()
+                    (PAIR_SIDES * loss).backward()
                     nn.utils.clip_grad_norm_(flow.parameters(), config.clip_norm)
                     optimizer.step()
                     losses.append(float(loss.detach()))
