@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from sentemb.errors import ConfigError
+from sentemb.errors import ConfigError, SentembError
 from sentemb.evaluate.flow import BertFlow, FlowConfig, GlowFlow
 
 
@@ -79,8 +79,32 @@ def test_a_fit_in_a_fresh_process_gives_the_same_latents():
     assert np.array_equal(np.array(ast.literal_eval(outputs.pop()), dtype=np.float32), here)
 
 
+def test_constant_features_are_left_out_and_odd_sizes_split_unevenly():
+    """all-MiniLM-L6-v2 has three features that are ~1e-32 for every sentence: with them in, data-dependent ActNorm
+    scales them by ~1e6 and the loss reaches inf within two steps. They are left out; 13 features split 13 -> 7 -> 4."""
+    x = _correlated(1024, 13)
+    x[:, 3] = 1e-32 * np.random.default_rng(1).normal(size=len(x))
+    x[:, 7] = 0.25
+    fitted = BertFlow.fit(x, seed=0)
+    assert list(fitted.features) == [i for i in range(13) if i not in (3, 7)]
+    assert np.isfinite(fitted.losses).all() and fitted.transform(x).shape == (1024, 11)
+    z, _ = fitted.flow(torch.as_tensor(x[:4, fitted.features]))
+    assert z.shape == (4, 11)
+
+
+def test_a_diverging_fit_raises_instead_of_recording_nan_and_broken_input_is_refused():
+    with pytest.raises(SentembError, match="diverged: loss (inf|nan) at step"):  # lr 10 without clipping: step 2
+        BertFlow.fit(_correlated(256, 8), seed=0, config=FlowConfig(batch_size=32, lr=10.0, clip_norm=1e9))
+    x = _correlated(256, 8)
+    x[100] = np.inf
+    with pytest.raises(ConfigError, match="1 of the 256 fit embeddings hold NaN or inf"):
+        BertFlow.fit(x, seed=0, config=FlowConfig(batch_size=32))
+
+
 def test_bad_shapes_are_refused_with_what_to_change():
-    with pytest.raises(ConfigError, match="divisible by 8"):
-        GlowFlow(12, FlowConfig(), torch.Generator())
+    with pytest.raises(ConfigError, match="at least 8 features"):
+        GlowFlow(6, FlowConfig(), torch.Generator())
     with pytest.raises(ConfigError, match="batches of 64"):
         BertFlow.fit(_correlated(10, 8), seed=0)
+    with pytest.raises(ConfigError, match="constant"):
+        BertFlow.fit(np.ones((100, 8), dtype=np.float32), seed=0)

@@ -7,7 +7,8 @@ default ``flow/config/config_l3_d3_w32.json``: 3 levels x 3 steps, additive coup
 
 - the embedding x (D dims) is the input; each level runs ``depth`` steps, then (but for the last level) factors out
   the second half of its features as latent ``eps`` with a fixed N(0, 1) prior and goes on with the first half
-  (D -> D/2 -> D/4 for 3 levels); the last level's output ``z`` has the prior N(0, I);
+  (D -> D/2 -> D/4 for 3 levels; an odd count keeps the larger half, where the official code needs D divisible by
+  4); the last level's output ``z`` has the prior N(0, I);
 - a step is ActNorm -> reversal of the feature order -> additive coupling ``(x1, x2) -> (x1, x2 + NN(x1))``;
 - ActNorm: ``y = (x + b) * exp(3 * logs)`` per feature (``logscale_factor`` 3), its log-determinant
   ``3 * sum(logs)``; the reversal and the additive coupling have log-determinant 0;
@@ -27,6 +28,8 @@ sentences, the last partial batch dropped, seed fixed). Where this differs from 
   ``GlowInitHook`` is imported and not used); not verified by running it.
 - The optimizer is ``torch.optim.AdamW``, which corrects Adam's moment bias; BERT's ``AdamWeightDecayOptimizer``
   does not.
+- Features that are constant over the fit embeddings are left out of the flow and of its latents (all-MiniLM-L6-v2
+  has three; BERT has none): a constant has no density, and the flow diverges on it.
 - The official flow is fitted on embeddings of BERT in training mode (dropout on, 0.1); here on the encoder's
   deterministic (eval-mode) embeddings, as whitening is: post-processing of one fixed embedding per sentence.
 
@@ -46,7 +49,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sentemb.errors import ConfigError
+from sentemb.errors import ConfigError, SentembError
 
 LOGSCALE_FACTOR = 3.0  # glow_ops_1x1.actnorm / zeros conv: logs is stored divided by 3
 # The official loss is mean(NLL of the pairs' first sentences) + mean(NLL of their second ones): twice the mean over
@@ -94,17 +97,18 @@ class ActNorm(nn.Module):
 class CouplingNet(nn.Module):
     """NN of the additive coupling: two hidden layers with ActNorm and ReLU, a zero-initialised scaled output."""
 
-    def __init__(self, features: int, width: int, init_std: float, generator: torch.Generator) -> None:
+    def __init__(self, features: int, out_features: int, width: int, init_std: float,
+                 generator: torch.Generator) -> None:
         super().__init__()
         self.hidden = nn.ModuleList([nn.Linear(features, width, bias=False), nn.Linear(width, width, bias=False)])
         self.norms = nn.ModuleList([ActNorm(width), ActNorm(width)])
         for layer in self.hidden:
             with torch.no_grad():
                 layer.weight.normal_(0.0, init_std, generator=generator)
-        self.out = nn.Linear(width, features)
+        self.out = nn.Linear(width, out_features)
         nn.init.zeros_(self.out.weight)
         nn.init.zeros_(self.out.bias)
-        self.out_logs = nn.Parameter(torch.zeros(features))
+        self.out_logs = nn.Parameter(torch.zeros(out_features))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for layer, norm in zip(self.hidden, self.norms):
@@ -118,8 +122,8 @@ class FlowStep(nn.Module):
     def __init__(self, features: int, width: int, init_std: float, generator: torch.Generator) -> None:
         super().__init__()
         self.norm = ActNorm(features)
-        self.half = features // 2
-        self.coupling = CouplingNet(self.half, width, init_std, generator)
+        self.half = features // 2  # x1; x2 is the rest (one more feature when ``features`` is odd)
+        self.coupling = CouplingNet(self.half, features - self.half, width, init_std, generator)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x, logdet = self.norm(x)
@@ -133,9 +137,10 @@ class GlowFlow(nn.Module):
 
     def __init__(self, dim: int, config: FlowConfig, generator: torch.Generator) -> None:
         super().__init__()
-        if dim % (2 ** config.levels) != 0:
-            raise ConfigError(f"BERT-flow with {config.levels} levels halves the features {config.levels} times and "
-                              f"needs a dimension divisible by {2 ** config.levels}; got {dim}")
+        if dim < 2 ** config.levels:
+            raise ConfigError(f"BERT-flow with {config.levels} levels halves the features {config.levels - 1} times "
+                              f"and couples halves of the rest: it needs at least {2 ** config.levels} features, "
+                              f"got {dim}")
         self.dim = dim
         self.levels = nn.ModuleList()
         features = dim
@@ -143,7 +148,7 @@ class GlowFlow(nn.Module):
             self.levels.append(nn.ModuleList([FlowStep(features, config.width, config.init_std, generator)
                                               for _ in range(config.depth)]))
             if level < config.levels - 1:
-                features //= 2
+                features -= features // 2  # the level keeps the first half (rounded up) and factors out the rest
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         logdet = torch.zeros((), dtype=x.dtype, device=x.device)
@@ -153,9 +158,9 @@ class GlowFlow(nn.Module):
                 x, step_logdet = step(x)
                 logdet = logdet + step_logdet
             if k < len(self.levels) - 1:
-                half = x.shape[1] // 2
-                factored.append(x[:, half:])
-                x = x[:, :half]
+                keep = x.shape[1] - x.shape[1] // 2
+                factored.append(x[:, keep:])
+                x = x[:, :keep]
         z = torch.cat(factored + [x], dim=1)
         log_prior = -0.5 * (z ** 2).sum(1) - 0.5 * self.dim * math.log(2 * math.pi)
         return z, log_prior + logdet
@@ -166,11 +171,25 @@ class BertFlow:
     """A fitted flow: :meth:`fit` on embeddings, :meth:`transform` to latents."""
     flow: GlowFlow
     config: FlowConfig
+    features: np.ndarray  # the input features the flow models (those not constant on the fit embeddings)
     losses: list[float]  # bits per dimension, per step
 
     @classmethod
-    def fit(cls, embeddings: np.ndarray, seed: int, config: FlowConfig = FlowConfig()) -> "BertFlow":
-        x = torch.as_tensor(np.asarray(embeddings), dtype=torch.float32)
+    def fit(cls, embeddings: np.ndarray, seed: int, config: FlowConfig = FlowConfig(),
+            rtol: float = 1e-6) -> "BertFlow":
+        """Fit on ``embeddings`` (n, D). A feature whose standard deviation over them is below ``rtol`` times the
+        largest one is constant and has no density (all-MiniLM-L6-v2 has three such features, ~1e-32 for every
+        sentence; data-dependent ActNorm would scale them by ~1e6 and the flow diverges): the flow models the other
+        features, and the latents leave the constant ones out, as whitening keeps its covariance's numerical rank."""
+        data = np.asarray(embeddings, dtype=np.float32)
+        if not np.isfinite(data).all():
+            raise ConfigError(f"BERT-flow: {int((~np.isfinite(data).any(1)).sum())} of the {len(data)} fit embeddings "
+                              "hold NaN or inf; the encoder's output is broken")
+        spread = data.std(0) if len(data) else np.zeros(data.shape[1:])
+        features = np.flatnonzero(spread > rtol * spread.max()) if spread.size and spread.max() > 0 else np.arange(0)
+        if len(features) == 0:
+            raise ConfigError("BERT-flow: every feature of the fit embeddings is constant; fit on varied sentences")
+        x = torch.as_tensor(data[:, features])
         n, dim = x.shape
         if n < config.batch_size:
             raise ConfigError(f"BERT-flow fits on batches of {config.batch_size} sentences; got {n} sentences")
@@ -187,15 +206,18 @@ class BertFlow:
                     _, log_likelihood = flow(x[order[start:start + config.batch_size]])
                     loss = -log_likelihood.mean() / (dim * math.log(2))  # bits per dimension
                     optimizer.zero_grad()
+                    if not torch.isfinite(loss):
+                        raise SentembError(f"BERT-flow diverged: loss {float(loss.detach())} at step {len(losses) + 1} "
+                                           f"(seed {seed}, {n} embeddings of {dim} features); nothing was recorded")
                     (PAIR_SIDES * loss).backward()
                     nn.utils.clip_grad_norm_(flow.parameters(), config.clip_norm)
                     optimizer.step()
                     losses.append(float(loss.detach()))
         flow.eval()
-        return cls(flow=flow, config=config, losses=losses)
+        return cls(flow=flow, config=config, features=features, losses=losses)
 
     def transform(self, embeddings: np.ndarray, batch_size: int = 4096) -> np.ndarray:
-        """The latents (float32, shape (n, D))."""
-        x = torch.as_tensor(np.asarray(embeddings), dtype=torch.float32)
+        """The latents (float32, shape (n, number of modelled features))."""
+        x = torch.as_tensor(np.asarray(embeddings, dtype=np.float32)[:, self.features])
         with torch.autocast("cpu", enabled=False), torch.no_grad():
             return torch.cat([self.flow(x[i:i + batch_size])[0] for i in range(0, len(x), batch_size)]).numpy()
