@@ -5,7 +5,7 @@
 FRESH is a store of run records (and ``derived/`` records) made from an empty store, e.g. the folder that
 ``bench_archive_small.py --from-scratch --keep FRESH`` fills. For every record id in both stores, every number the
 record computed is compared: a run record's ``metrics``, ``training`` and ``analysis``, a derived record's
-``result``; timings (any key holding "second" or "wall") are skipped, since they are the machine's, not the code's.
+``result``; timings (any key holding "second", "wall" or "overhead") are skipped, since they are the machine's, not the code's.
 Per record: how many numbers, how many bit-identical, the largest absolute difference and where, and for a run
 record the difference of its 7-task STS average (x100, the number the tables print). Ids in FRESH that
 the committed store lacks mean the committed records were made from other specs or code (their run ids differ), and
@@ -22,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPUTED = {"run": ("metrics", "training", "analysis"), "derived": ("result",)}
+TIMING_WORDS = ("second", "wall", "overhead")  # e.g. phase_seconds, training/overhead_fraction: the machine's
 HEADLINE = "metrics/summary/Avg."  # a run record's 7-task STS average (x100)
 
 
@@ -29,7 +30,7 @@ def numbers(node, path: str = ""):
     """(path, value) for every number under ``node``, timings left out."""
     if isinstance(node, dict):
         for key, value in node.items():
-            if "second" in str(key) or "wall" in str(key):
+            if any(word in str(key) for word in TIMING_WORDS):
                 continue
             yield from numbers(value, f"{path}/{key}")
     elif isinstance(node, list):
