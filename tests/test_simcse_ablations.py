@@ -14,7 +14,7 @@ def test_every_ablation_row_names_a_run_of_the_grid_and_every_extra_run_is_in_a_
     assert named <= set(small)
     a1 = {ex.a1_run("small", mode, b, lr) for mode in ("unsup", "sup") for b in ex.A1_BATCHES["small"]
           for lr in ex.A1_LEARNING_RATES}
-    assert set(small) - set(ex.CORE) <= named | a1  # no ablation run that no table reads
+    assert set(small) - set(ex.CORE) <= named | a1 | set(report.E1_ROWS)  # no ablation run that no table reads
     assert set(ex.grid("small", extended=False)) == set(ex.CORE) - set(ex.SMALL_EXTENDED_CORE)
     assert set(ex.SMOKE_ABLATIONS) - {"a1_sup_b8_lr1e-05"} <= named and set(ex.grid("smoke")) == set(ex.CORE) | set(ex.SMOKE_ABLATIONS)
     assert all(len(small[name]) == 1 for name in set(small) - set(ex.HEADLINE))  # ablations: one seed
@@ -30,6 +30,8 @@ def test_ablation_specs_say_what_they_change():
     assert small["sup_contradiction_neutral"][0].train_data == "snli_devtest_with_neutral"
     assert small["sup_mlm_0.01"][0].final_eval == "sts,transfer"
     assert small["sup_mlm_0.01"][0].objective_params["mlm_weight"] == 0.01 and "sup_mlm_0" not in small
+    assert small["unsup_mlm_0.1"][0].objective_params["mlm_weight"] == 0.1
+    assert small["unsup_mlm_0.1"][0].objective == "simcse_unsup" and "unsup_mlm_0.1" in report.E1_ROWS
     assert small["unsup_cls_mlp"][0].pooler == "cls" and small["sup_no_mlp"][0].pooler == "cls_before_pooler"
     assert small["next_3_sentences_two_encoders"][0].objective_params == {
         "context": "next_3_sentences", "temperature": 0.05, "two_encoders": True}
@@ -87,6 +89,9 @@ def _claim_runs() -> set[str]:
     for name, (_, reported) in report.TABLE5_ROWS.items():
         if reported:
             cell_runs[("Table 5", reported[1], "Avg.", reported[0])] = name
+    for name, (_, reported) in report.E1_ROWS.items():
+        if reported:
+            cell_runs[("Table E.1", reported[1], "Avg.", reported[0])] = name
     runs = set()
     for claim in load_claims("simcse"):
         for cell in _cells_of(claim):
@@ -100,7 +105,8 @@ def test_every_run_a_claim_rests_on_has_the_headline_seeds():
     """Issue 18: >= 3 seeds (small profile) for each row a claim compares, Table 3's dropout rows included; the core
     keeps 3 seeds only for CORE_HEADLINE (the others get theirs with --extended, inside the 45-min budget)."""
     runs = _claim_runs()
-    assert {"unsup", "sup", "dropout_0.5", "crop_0.1", "pairs_all", "sup_tau_1", "sup_mlm_0.1"} <= runs
+    assert {"unsup", "sup", "dropout_0.5", "crop_0.1", "pairs_all", "sup_tau_1", "sup_mlm_0.1",
+            "unsup_mlm_0.1"} <= runs
     assert runs <= set(ex.HEADLINE)
     small, core = ex.grid("small"), ex.grid("small", extended=False)
     assert all([s.seed for s in small[name]] == [42, 43, 44] for name in runs)
