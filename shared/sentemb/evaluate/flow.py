@@ -185,14 +185,14 @@ class BertFlow:
         if not np.isfinite(data).all():
             raise ConfigError(f"BERT-flow: {int((~np.isfinite(data).any(1)).sum())} of the {len(data)} fit embeddings "
                               "hold NaN or inf; the encoder's output is broken")
-        spread = data.std(0) if len(data) else np.zeros(data.shape[1:])
-        features = np.flatnonzero(spread > rtol * spread.max()) if spread.size and spread.max() > 0 else np.arange(0)
-        if len(features) == 0:
+        if len(data) < config.batch_size:
+            raise ConfigError(f"BERT-flow fits on batches of {config.batch_size} sentences; got {len(data)} sentences")
+        spread = data.std(0)
+        features = np.flatnonzero(spread > rtol * spread.max())
+        if spread.max() == 0:
             raise ConfigError("BERT-flow: every feature of the fit embeddings is constant; fit on varied sentences")
         x = torch.as_tensor(data[:, features])
         n, dim = x.shape
-        if n < config.batch_size:
-            raise ConfigError(f"BERT-flow fits on batches of {config.batch_size} sentences; got {n} sentences")
         generator = torch.Generator().manual_seed(seed)
         with torch.autocast("cpu", enabled=False), torch.enable_grad():
             flow = GlowFlow(dim, config, generator)

@@ -91,10 +91,11 @@ def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis,
     return out
 
 
-def derived_of_each(runs: list[dict], analysis: Callable[..., dict], run_missing: bool = True) -> list[dict]:
+def derived_of_each(runs: list, analysis: Callable[..., dict], run_missing: bool = True) -> list[dict]:
     """``analysis(record, run_missing=...)`` (an :func:`ensure_derived` wrapper) for each run, in order, leaving out
     a run whose derived record is missing and is not computed (:class:`NotRun`): a table over seeds shows the seeds
-    it has and lists the others, it does not fail."""
+    it has and lists the others, it does not fail. The items may be anything ``analysis`` takes, e.g. the fit seeds of
+    one run's post-processing (:func:`sentemb.runs.flow_records.flowed_sts_seeds`)."""
     found = []
     for record in runs:
         try:

@@ -15,8 +15,7 @@ from typing import Callable
 
 from sentemb.evaluate.flow import FlowConfig
 from sentemb.evaluate.post_processed import sts_flowed
-from sentemb.runs.derived import ensure_derived
-from sentemb.runs.execute import NotRun
+from sentemb.runs.derived import derived_of_each, ensure_derived
 from sentemb.runs.whitening_records import N_WHITENING_FIT, fit_sample
 from sentemb.spec import RunSpec
 
@@ -38,11 +37,6 @@ def flowed_sts(record: dict, fit_corpus: str, fit_sentences: Callable[[RunSpec],
 def flowed_sts_seeds(record: dict, fit_corpus: str, fit_sentences: Callable[[RunSpec], list[str]],
                      run_missing: bool = True) -> list[dict]:
     """:func:`flowed_sts` for each seed of ``FLOW_SEEDS``, in order, leaving out a seed whose record is missing and
-    not computed (:class:`NotRun`)."""
-    found = []
-    for seed in FLOW_SEEDS:
-        try:
-            found.append(flowed_sts(record, fit_corpus, fit_sentences, seed, run_missing))
-        except NotRun:
-            continue
-    return found
+    not computed (:func:`sentemb.runs.derived.derived_of_each`)."""
+    return derived_of_each(list(FLOW_SEEDS), lambda seed, run_missing: flowed_sts(
+        record, fit_corpus, fit_sentences, seed, run_missing), run_missing)
