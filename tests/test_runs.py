@@ -465,7 +465,7 @@ def test_the_small_profile_grid_seeds_and_shares_runs():
     assert unsup.precision == "fp32" and unsup.eval_precision == "fp32" and unsup.steps == 60
     assert unsup.trajectory_every is None and unsup.train_data == "wiki_sentences_combined"
     ids = [s.run_id for specs in small.values() for s in specs]
-    assert len(ids) == len(set(ids)) == 15
+    assert len(ids) == len(set(ids)) == 8  # 2 backbones, unsup and sup with 3 seeds each
 
 
 def test_a_diverging_loss_stops_the_run_with_a_clear_error(toy, monkeypatch, tmp_path):
