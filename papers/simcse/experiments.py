@@ -69,8 +69,6 @@ HEADLINE = ("unsup", "sup", *[f"dropout_{p:g}" for p in TABLE3_DROPOUTS if p != 
             "sup_dot", "sup_tau_0.001", "sup_tau_0.01", "sup_tau_0.1", "sup_tau_1",  # Table D.1
             "sup_mlm_0.1",  # Table D.2 ("w/o MLM" is sup itself, scored on transfer by a derived record)
             "unsup_mlm_0.1")  # Table E.1 (unsup. w/ MLM against unsup., on the transfer tasks' test sets)
-# The core rows that keep their 3 seeds without --extended (the other core rows run seed 42).
-CORE_HEADLINE = ("unsup", "sup")
 
 _UNSUP = dict(profile="full", backbone=PAPER_BACKBONE, pooler="cls_before_pooler", objective="simcse_unsup",
               train_data="wiki1m_for_simcse", steps=UNSUP_STEPS, batch_size=64, lr=3e-5, max_len=32,
@@ -205,10 +203,11 @@ def a1_run(profile: str, mode: str, batch: int, lr: float) -> str:
 
 CORE = ("backbone_avg", "backbone_cls", "unsup", "sup", *[f"dropout_{p:g}" for p in TABLE3_DROPOUTS if p != 0.1],
         "fixed_0.1", "delete_one_word")
-# Core rows the small profile runs only with --extended, their records committed: Table 3's one-seed dropouts took
-# ~10 min of the SimCSE core's 45-minute budget from scratch on 2 cores (119 s per run); its p = 0, fixed 0.1 and
-# delete-one-word runs (7 runs, 14 min at f337263) would put the whole archive past its 3-hour budget (issue 19).
-SMALL_EXTENDED_CORE = tuple(f"dropout_{p:g}" for p in TABLE3_DROPOUTS if p != 0.1) + ("fixed_0.1", "delete_one_word")
+# The rows the small profile runs without --extended: the backbones (one seed) and unsup and sup (3 seeds each).
+# The other CORE rows run with --extended, their records committed: Table 3's one-seed dropouts took ~10 min of the
+# SimCSE core's 45-minute budget from scratch on 2 cores (119 s per run); its p = 0, fixed 0.1 and delete-one-word
+# runs (7 runs, 14 min at f337263) would put the whole archive past its 3-hour budget (issue 19).
+SMALL_CORE = ("backbone_avg", "backbone_cls", "unsup", "sup")
 SMOKE_ABLATIONS = ("synonym_replacement", "next_3_sentences_two_encoders", "pairs_neutral", "unsup_no_mlp",
                    "sup_contradiction_neutral", "sup_dot", "sup_mlm_0.1", "a1_sup_b8_lr1e-05")  # one row per table
 
@@ -221,15 +220,12 @@ def table3_run(p: float | str) -> str:
 
 
 def grid(profile: str, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
-    """Each run name's specs on ``profile``, one per seed. The small profile runs the ``CORE`` rows but
-    ``SMALL_EXTENDED_CORE`` unless ``extended`` (with 3 seeds for ``CORE_HEADLINE``, seed 42 for the other core rows);
-    smoke runs the core and ``SMOKE_ABLATIONS``; full runs every row."""
+    """Each run name's specs on ``profile``, one per seed (3 small, 5 full for ``HEADLINE`` rows, else one). The small
+    profile runs only ``SMALL_CORE`` unless ``extended``; smoke runs ``CORE`` and ``SMOKE_ABLATIONS``; full runs
+    every row."""
     runs = {**paper_grid(), **ablation_grid(), **batch_lr_grid(profile)}
     if profile == "smoke":
         runs = {name: spec for name, spec in runs.items() if name in CORE or name in SMOKE_ABLATIONS}
     elif profile == "small" and not extended:
-        runs = {name: spec for name, spec in runs.items() if name in CORE and name not in SMALL_EXTENDED_CORE}
-    scaled = scale_grid(runs, profile, [name for name in HEADLINE if name in runs])
-    if profile == "small" and not extended:
-        scaled = {name: specs if name in CORE_HEADLINE else specs[:1] for name, specs in scaled.items()}
-    return scaled
+        runs = {name: spec for name, spec in runs.items() if name in SMALL_CORE}
+    return scale_grid(runs, profile, [name for name in HEADLINE if name in runs])
