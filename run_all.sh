@@ -3,13 +3,14 @@
 # executes each paper's notebook with papermill.
 #
 #   ./run_all.sh                      small profile (default), all papers
-#   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~13 minutes
+#   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~30 minutes on 2 cores
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
 #   ./run_all.sh --paper simcse       one paper (simcse, simcse_pp, noncontrastive, tncse, declutr, overview;
 #                                     comma-separated; the overview compares the papers' runs, so it comes last)
 #   ./run_all.sh --paper simcse_pp --extended   also the rows kept outside the small profile's budget
-#                                     (SimCSE++'s probes; the non-contrastive paper's other Table 1 cells;
-#                                     TNCSE's Tables 2, 4-6)
+#                                     (SimCSE's Table 3 and ablations; SimCSE++'s probes; the non-contrastive
+#                                     paper's other Table 1 cells and MTEB; TNCSE's Tables 2, 4-6; DeCLUTR's
+#                                     Figures 2, 3, S1; the overview's transfer and MTEB records)
 #   ./run_all.sh --profile full --launcher slurm [--partition P --gpus N --cpus N --mem-gb N --time MIN]
 #                                     one Slurm job per run (submitit; requeued and resumed when preempted),
 #                                     the notebooks once every record is there; --dry-run prints the jobs only
@@ -19,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
 paper=simcse,simcse_pp,noncontrastive,tncse,declutr,overview
 no_run=()
