@@ -9,7 +9,8 @@
   temporary folder (no checkpoint, embedding or record of an earlier run is reused; budget: 3 h on 2 cores), then
   once more over what it made (cached). Per paper, the wall time and the runs trained/loaded come from run_all's
   own closing table (``sentemb summary``, its run events).
-Prints a JSON summary (also written with --output); ``--keep DIR`` copies the fresh store's records there.
+Prints a JSON summary (also written with --output); ``--keep DIR`` copies the fresh store's records there, with
+run_all's ``walls.tsv`` (the papers finished so far), also when the run fails or is stopped (Ctrl-C or SIGTERM).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -61,7 +63,12 @@ def cached() -> dict:
             "dirty": dirty.splitlines()[:20], "summary": tail}
 
 
+def _stop_on_sigterm(signum, frame):
+    raise SystemExit(f"stopped by signal {signum}")
+
+
 def from_scratch(keep: str | None) -> dict:
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)  # `kill` runs the finally below, as Ctrl-C does
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "SENTEMB_RESULTS": f"{tmp}/results", "SENTEMB_FIGURES": f"{tmp}/figures",
                "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks", "SENTEMB_SITE": f"{tmp}/site", "SENTEMB_CACHE": f"{tmp}/cache"}
@@ -73,6 +80,10 @@ def from_scratch(keep: str | None) -> dict:
         finally:
             if keep and (Path(tmp) / "results" / "runs" / "small").is_dir():
                 shutil.copytree(Path(tmp) / "results" / "runs" / "small", Path(keep), dirs_exist_ok=True)
+            if keep:  # the per-paper walls of the papers finished so far, also when the run stopped halfway
+                walls = _per_paper(Path(tmp) / "cache")
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                (Path(keep) / "walls.tsv").write_text("".join(f"{p}\t{s:.1f}\n" for p, s in walls.items()))
     return out
 
 
