@@ -57,7 +57,8 @@ def claims(profile: str) -> pd.DataFrame:
         path = settings.results_root() / paper / profile / "claims.csv"
         if path.is_file():
             frames.append(pd.read_csv(path, dtype=str, keep_default_na=False))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["paper", "claim", "status"])
+    columns = ["paper", "claim", "text", "source", "status", "detail", "effect", "p_value", "n", "test"]  # claims.csv's
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
 def claim_counts(profile: str) -> pd.DataFrame:
