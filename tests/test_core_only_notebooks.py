@@ -23,7 +23,8 @@ from sentemb import settings
 from sentemb.runs.fixed_point import run_to_fixed_point
 
 COMMITTED = settings.REPO_ROOT / "results" / "runs" / "small"
-RUN_ALL_ORDER = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr", "overview")  # run_all.sh's papers, in its order
+# run_all.sh's papers, in its order
+RUN_ALL_ORDER = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr", "overview")
 
 
 def fill_with_core_runs(store, papers) -> set[str]:
