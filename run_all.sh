@@ -74,10 +74,11 @@ for one in ${paper//,/ }; do
   paper_start=$(date +%s)
   export SENTEMB_RUN_EVENTS="$events/$one.jsonl"
   : > "$SENTEMB_RUN_EVENTS"
-  if [ ${#no_run[@]} -eq 0 ]; then
-    "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}" "${launch[@]}"
+  if [ ${#no_run[@]} -eq 0 ]; then  # one process: the runs, then the notebook
+    "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}" "${launch[@]}" --notebook
+  else
+    "$py" -m sentemb notebook --paper "$one" --profile "$profile" "${no_run[@]}" "${extended[@]}"
   fi
-  "$py" -m sentemb notebook --paper "$one" --profile "$profile" "${no_run[@]}" "${extended[@]}"
   printf '%s\t%s\n' "$one" "$(( $(date +%s) - paper_start ))" >> "$events/walls.tsv"
 done
 unset SENTEMB_RUN_EVENTS

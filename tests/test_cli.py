@@ -70,3 +70,30 @@ def test_reported_lists_the_copies_that_disagree_and_whether_they_are_flagged(ca
     assert ": agree: " in capsys.readouterr().out
     assert main(["reported", "--paper", "simcse,nope"]) == 2
     assert "unknown paper(s) ['nope']" in capsys.readouterr().err
+
+
+def test_run_with_notebook_executes_it_after_the_grid_and_not_after_a_failed_run(monkeypatch, capsys):
+    """``run --notebook`` (run_all.sh's one process per paper): the notebook follows a grid whose runs all have
+    records, with the run's --no-run and --extended; a failed run leaves the notebook unexecuted."""
+    from sentemb import cli, notebooks
+    from sentemb.runs import execute
+    from sentemb.spec import RunSpec
+
+    spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg", objective="none", seed=1)
+    record = {"run_id": spec.run_id, "metrics": {"stsb_dev_spearman": 0.5}, "timing": {"total_seconds": 1.0}}
+    executed = []
+    monkeypatch.setattr(notebooks, "execute_notebook", lambda paper, profile, run_missing, extended:
+                        executed.append((paper, profile, run_missing, extended)))
+    monkeypatch.setattr(cli, "_grid", lambda paper, profile, extended: {"backbone": [spec]})
+    monkeypatch.setattr(cli, "_notebook_takes_extended", lambda paper: True)
+    monkeypatch.setattr(execute, "ensure", lambda spec, run_missing, progress: record)
+    assert main(["run", "--paper", "simcse", "--profile", "smoke", "--extended", "--notebook"]) == 0
+    assert executed == [("simcse", "smoke", True, True)]
+    assert main(["run", "--paper", "simcse", "--profile", "smoke"]) == 0 and len(executed) == 1  # not asked
+
+    def failing(spec, run_missing, progress):
+        raise cli.SentembError("out of memory")
+
+    monkeypatch.setattr(execute, "ensure", failing)
+    assert main(["run", "--paper", "simcse", "--profile", "smoke", "--notebook"]) == 2
+    assert len(executed) == 1 and "1 of 1 runs failed" in capsys.readouterr().err

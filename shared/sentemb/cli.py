@@ -149,7 +149,8 @@ def cmd_run(args) -> int:
     if args.launcher:
         if args.no_run:
             raise SentembError("--no-run loads records and submits nothing: leave out --launcher")
-        return _run_with_launcher(args, names, resource_options)
+        _run_with_launcher(args, names, resource_options)
+        return _then_notebook(args)
     failed, counter = [], itertools.count(1)
 
     def run_one(name, spec) -> None:
@@ -170,6 +171,18 @@ def cmd_run(args) -> int:
     done = len(run_to_fixed_point(lambda: _grid(args.paper, args.profile, args.extended), run_one, names))
     if failed:
         raise SentembError(f"{len(failed)} of {done} runs failed:\n  " + "\n  ".join(failed))
+    return _then_notebook(args)
+
+
+def _then_notebook(args) -> int:
+    """``run --notebook``: the paper's notebook once its grid has every record, in this process (run_all.sh saves a
+    Python start and the imports of torch and transformers per paper)."""
+    from sentemb.notebooks import execute_notebook
+    from sentemb.train import distributed
+
+    if args.notebook and not args.dry_run and distributed.is_main():
+        execute_notebook(args.paper, args.profile, run_missing=not args.no_run,
+                         extended=args.extended and _notebook_takes_extended(args.paper))
     return 0
 
 
@@ -407,6 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="submit each run without a record as a job through submitit (slurm; local: processes on "
                    "this machine) and wait for them; default: run them here, one after the other")
     p.add_argument("--dry-run", action="store_true", help="with --launcher: print the jobs, submit nothing")
+    p.add_argument("--notebook", action="store_true", help="then execute the paper's notebook (as the 'notebook' "
+                   "command does) in the same process, once every run has its record")
     p.add_argument("--partition", default=None, help="Slurm partition (default: the cluster's)")
     p.add_argument("--gpus", type=int, default=None, help="GPUs per job (more than one: torchrun-style DDP inside the "
                    "job); default: the profile's (full 1, small and smoke 0)")

@@ -1,7 +1,6 @@
-"""Backbones, SimCSE's poolers, and the SentenceEncoder used by every trainer and evaluator."""
+"""Backbones (``backbone``), SimCSE's poolers (``poolers``), and the SentenceEncoder (``encoder``) used by every
+trainer and evaluator.
 
-from sentemb.models.backbone import load_backbone, resolve_backbone
-from sentemb.models.encoder import SentenceEncoder
-from sentemb.models.poolers import POOLERS
-
-__all__ = ["POOLERS", "SentenceEncoder", "load_backbone", "resolve_backbone"]
+Import the submodule you need. The package itself imports nothing, so a command that only needs the pooler names
+(the CLI's parser, ``site``, ``summary``) does not pay for importing transformers.
+"""
