@@ -17,6 +17,9 @@ trained again from its spec and the record says so).
   SimCSE re-ran BERT-flow with the official code and scored it with its own script (Appendix C).
 - ``whitened_geometry``: the STS-B geometry of the NLI-whitened embeddings (alignment, uniformity, singular values,
   cosine by rating: :func:`sentemb.analysis.stsb.analyse`), for the figures' whitening point.
+- ``flowed_geometry``: the same STS-B geometry of the backbone's BERT-flow latents, the flow fitted (seed
+  ``FLOW_SEEDS[0]``) on the NLI sample that Table C.1's flow record of that seed is fitted on (the same cached fit
+  embeddings, so the figures' BERT-flow point pairs its geometry with that record's STS average).
 - ``retrieval_top3`` (Table 8): the 3 nearest premises of each query by cosine, over the SNLI premises of the
   training data (Flickr30k captions: SNLI's premises are Flickr30k captions; the paper searches all 150k Flickr30k
   sentences, which are not offline). The queries are the paper's two and ``RANDOM_QUERIES`` premises drawn with a
@@ -34,13 +37,14 @@ from sentemb.analysis.retrieval import top_k
 from sentemb.analysis.stsb import analyse
 from sentemb.data.corpora import load_nli_triples, load_rows
 from sentemb.data.sts import ALL_TASKS, load_task
-from sentemb.evaluate.post_processed import ENCODE_BATCH
+from sentemb.evaluate.flow import BertFlow, FlowConfig
+from sentemb.evaluate.post_processed import ENCODE_BATCH, fit_embeddings
 from sentemb.evaluate.suite import evaluate_model
 from sentemb.evaluate.sts import needed_sentences
 from sentemb.evaluate.whitening import Whitening
 from sentemb.report.reported import load_reported
 from sentemb.runs.derived import ensure_derived
-from sentemb.runs.flow_records import flowed_sts_seeds
+from sentemb.runs.flow_records import FLOW_SEEDS, flowed_sts_seeds
 from sentemb.runs.whitening_records import N_WHITENING_FIT, fit_sample, whitened_sts
 from sentemb.spec import RunSpec
 
@@ -104,6 +108,29 @@ def whitened_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -
         return analyse(pairs, dict(zip(sentences, vectors)), spec.analysis_splits)
 
     return ensure_derived(record, "whitened_geometry", {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT},
+                          compute, run_missing=run_missing)
+
+
+def flowed_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:
+    """STS-B geometry (the run's analysis splits) of the run's BERT-flow latents, the flow fitted with seed
+    ``FLOW_SEEDS[0]`` on the sample of ``nli_corpus`` its ``flow NLI`` record of that seed is fitted on: the same
+    shape as a run record's ``analysis``, plus ``n_features`` (the latents' width: the flow leaves out the
+    backbone's constant features)."""
+    seed, config = FLOW_SEEDS[0], FlowConfig()
+
+    def compute(encoder, spec: RunSpec) -> dict:
+        fit = fit_embeddings(encoder, fit_sample(load_rows("sentences", nli_corpus)),
+                             {"run_id": spec.run_id, "precision": "fp32"})
+        flow = BertFlow.fit(fit, seed=seed, config=config)
+        stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
+        pairs = [stsb.parts[s] for s in spec.analysis_splits]
+        sentences = list(dict.fromkeys(s for p in pairs for s in p.sentences()))
+        latents = flow.transform(encoder.encode(sentences, batch_size=ENCODE_BATCH, precision="fp32"))
+        return {**analyse(pairs, dict(zip(sentences, latents)), spec.analysis_splits),
+                "n_features": int(latents.shape[1])}
+
+    return ensure_derived(record, "flowed_geometry", {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT,
+                                                      "seed": seed, "flow": config.as_params()},
                           compute, run_missing=run_missing)
 
 

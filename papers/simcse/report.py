@@ -48,8 +48,8 @@ COVERAGE = {
     "Table 6": ("reproduced (extended rows)", "results/simcse/<profile>/table6.csv: all 8 cells"),
     "Table 7": ("reproduced (extended rows)", "results/simcse/<profile>/table7.csv: all 5 rows; contradiction + neutral "
                 "on SNLI dev+test quads"),
-    "Figure 3": ("partly", "backbone, its whitening (NLI), unsup. and sup. SimCSE; the paper's other models (BERT-flow, "
-                 "SBERT, Next3Sent...) are not offline"),
+    "Figure 3": ("partly", "backbone, its whitening and BERT-flow (NLI), unsup. and sup. SimCSE; the paper's other "
+                 "models (SBERT, Next3Sent...) are not offline"),
     "Table 8": ("partly", "results/simcse/<profile>/table8.csv: top-3 of the paper's two queries and 3 more over the "
                 "SNLI dev+test premises (Flickr30k captions; the paper searches 150k Flickr30k sentences, not offline), "
                 "the backbone in SBERT's column"),
@@ -283,16 +283,22 @@ def _caption(profile: str, records: dict[str, list[dict]], names) -> str:
 
 
 WHITENED_LABEL = "backbone (avg.) + whitening (NLI)"
+FLOWED_LABEL = "backbone (avg.) + BERT-flow (NLI)"
 
 
 def figures(records: dict[str, list[dict]], profile: str, derived_records: dict | None = None) -> list[Path]:
     """The paper's figures from each model's first seed (42, the official seed); the tables hold every seed.
-    Figures 3, F.1 and G.1 gain the backbone whitened on NLI sentences (the paper's BERT-whitening point) when its
-    derived records exist."""
+    Figures 3, F.1 and G.1 gain the backbone whitened on NLI sentences and its BERT-flow latents (the paper's
+    BERT-whitening and BERT-flow points; the flow of fit seed 42) when their derived records exist."""
     _, folder = output_dirs(profile)
     first = {name: runs[0] for name, runs in records.items() if runs}
     derived_records = derived_records or {}
     geometry_white, sts_white = derived_records.get("whitened geometry"), derived_records.get("whitening NLI")
+    geometry_flow = derived_records.get("flowed geometry")
+    sts_flow = next((d for d in derived_records.get("flow NLI") or [] if geometry_flow
+                     and d["params"]["seed"] == geometry_flow["params"]["seed"]), None)
+    post = {label: (geometry, sts) for label, geometry, sts in ((WHITENED_LABEL, geometry_white, sts_white),
+                                                                 (FLOWED_LABEL, geometry_flow, sts_flow)) if geometry}
     paths = []
     fig2 = {"unsup. SimCSE": "unsup", "no dropout": "dropout_0", "fixed 0.1": "fixed_0.1",
             "delete one word": "delete_one_word"}
@@ -307,25 +313,25 @@ def figures(records: dict[str, list[dict]], profile: str, derived_records: dict 
     points = {FIGURE_LABELS[n]: {"alignment": first[n]["analysis"]["alignment"],
                                  "uniformity": first[n]["analysis"]["uniformity"],
                                  "avg_sts": first[n]["metrics"]["summary"]["Avg."]} for n in TABLE5_ROWS}
-    if geometry_white and sts_white:
-        points[WHITENED_LABEL] = {"alignment": geometry_white["result"]["alignment"],
-                                  "uniformity": geometry_white["result"]["uniformity"],
-                                  "avg_sts": sts_white["result"]["summary"]["Avg."]}
+    for label, (geometry_post, sts_post) in post.items():
+        if sts_post:
+            points[label] = {"alignment": geometry_post["result"]["alignment"],
+                             "uniformity": geometry_post["result"]["uniformity"],
+                             "avg_sts": sts_post["result"]["summary"]["Avg."]}
     fig = geometry.align_uniform_points(points, "Figure 3: alignment/uniformity of models")
-    white = (f"; {WHITENED_LABEL}: derived records {sts_white['derived_id']}, {geometry_white['derived_id']}"
-             if geometry_white and sts_white else "")
-    paths += style.save(fig, folder, "figure3_align_uniform_models", _caption(profile, records, TABLE5_ROWS) + white)
+    derived_ids = "".join(f"; {label}: derived records " + ", ".join(d["derived_id"] for d in pair if d)
+                          for label, pair in post.items())
+    paths += style.save(fig, folder, "figure3_align_uniform_models",
+                        _caption(profile, records, TABLE5_ROWS) + derived_ids)
     spectra = {FIGURE_LABELS[n]: first[n]["analysis"]["singular_values"] for n in TABLE5_ROWS}
-    if geometry_white:
-        spectra[WHITENED_LABEL] = geometry_white["result"]["singular_values"]
+    spectra.update({label: geometry_post["result"]["singular_values"] for label, (geometry_post, _) in post.items()})
     fig = geometry.singular_spectra(spectra, "Figure F.1: singular values of STS-B embeddings")
-    paths += style.save(fig, folder, "figureF1_singular_values", _caption(profile, records, TABLE5_ROWS) + white)
+    paths += style.save(fig, folder, "figureF1_singular_values", _caption(profile, records, TABLE5_ROWS) + derived_ids)
     dens = {FIGURE_LABELS[n]: first[n]["analysis"] for n in ("backbone_avg", "unsup", "sup")}
-    if geometry_white:
-        dens[WHITENED_LABEL] = geometry_white["result"]
+    dens.update({label: geometry_post["result"] for label, (geometry_post, _) in post.items()})
     fig = geometry.cosine_densities(dens, "Figure G.1: cosine similarity by gold rating (STS-B)")
     paths += style.save(fig, folder, "figureG1_cosine_by_rating",
-                        _caption(profile, records, ("backbone_avg", "unsup", "sup")) + white)
+                        _caption(profile, records, ("backbone_avg", "unsup", "sup")) + derived_ids)
     a1 = table_a1(records, profile)
     if not a1.empty:
         a1 = a1.assign(mode=a1["mode"].map({"unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}))
@@ -380,10 +386,11 @@ def _or_missing(compute):
 def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = True,
             extended: bool = False) -> dict[str, dict]:
     """The derived records the tables and figures read, computed when missing and ``run_missing``: the backbone's
-    whitenings and flows, its whitened geometry and Table 8's retrievals always; the transfer tasks of Table E.1's runs (about
+    whitenings and flows, its whitened and flowed geometry and Table 8's retrievals always; the transfer tasks of Table E.1's runs (about
     5 min of encoding and classifiers per model on 2 cores) only with ``extended`` on the small profile, otherwise
     loaded when they exist (smoke: for sup's first seed only). Keys: ``whitening NLI``, ``whitening target``, ``flow NLI``
-    and ``flow target`` (a list: one record per fit seed of ``FLOW_SEEDS``), ``whitened geometry``, ``retrieval <run>``,
+    and ``flow target`` (a list: one record per fit seed of ``FLOW_SEEDS``), ``whitened geometry``, ``flowed geometry``,
+    ``retrieval <run>``,
     and ``transfer`` (run id -> record)."""
     nli = nli_corpus(profile)
     backbone = records["backbone_avg"][0]
@@ -392,6 +399,7 @@ def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = Tr
     for fit in WHITENING_FITS:
         out[f"flow {fit}"] = analyses.flows(backbone, fit, nli, run_missing) or None
     out["whitened geometry"] = _or_missing(lambda: analyses.whitened_geometry(backbone, nli, run_missing))
+    out["flowed geometry"] = _or_missing(lambda: analyses.flowed_geometry(backbone, nli, run_missing))
     for name in TABLE8_MODELS:
         if records.get(name):
             out[f"retrieval {name}"] = _or_missing(lambda name=name: analyses.retrieval(records[name][0], nli, run_missing))

@@ -33,7 +33,7 @@ def sample_sentences(sentences: Sequence[str], n: int, seed: int = 0) -> list[st
     return [s for i, s in enumerate(unique) if i in keep]
 
 
-def _fit_embeddings(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity: dict) -> np.ndarray:
+def fit_embeddings(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity: dict) -> np.ndarray:
     """The embeddings a post-processing is fitted on, cached under the model's ``identity``: a whitening and the
     flows of every fit seed encode the same sentences once."""
     return cached_encode({**identity, "purpose": "post-processing fit"}, list(fit_sentences),
@@ -56,7 +56,7 @@ def _sts_mapped(encoder: SentenceEncoder, identity: dict, transform: Callable[[n
 def sts_whitened(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity: dict, dim: int | None = None,
                  splits: Sequence[str] = ("dev", "test"), synthetic: bool = False) -> dict:
     """SimCSE-protocol STS results of the whitened embeddings, with the fit's size."""
-    fit = _fit_embeddings(encoder, fit_sentences, identity)
+    fit = fit_embeddings(encoder, fit_sentences, identity)
     whitening = Whitening.fit(fit, dim=dim)
     return {**_sts_mapped(encoder, identity, whitening.transform, splits, synthetic),
             "n_fit_sentences": len(fit), "whitening_dim": whitening.kernel.shape[1]}
@@ -67,7 +67,7 @@ def sts_flowed(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity:
                synthetic: bool = False) -> dict:
     """SimCSE-protocol STS results of the BERT-flow latents (the flow fitted on ``fit_sentences`` with ``seed``),
     with the fit's size, its number of steps and its loss (bits per dimension) over the first and last 10 steps."""
-    fit = _fit_embeddings(encoder, fit_sentences, identity)
+    fit = fit_embeddings(encoder, fit_sentences, identity)
     flow = BertFlow.fit(fit, seed=seed, config=config)
     return {**_sts_mapped(encoder, identity, flow.transform, splits, synthetic),
             "n_fit_sentences": len(fit), "flow_steps": len(flow.losses),
