@@ -11,6 +11,10 @@
 #                                     (SimCSE's Table 3 and ablations; SimCSE++'s probes; the non-contrastive
 #                                     paper's other Table 1 cells and MTEB; TNCSE's Tables 2, 4-6; DeCLUTR's
 #                                     Figures 2, 3, S1; the overview's transfer and MTEB records)
+#   ./run_all.sh --jobs 2             2 runs side by side, each with half the torch threads: on 2 cores
+#                                     the runs finish about a quarter sooner, but a run's numbers depend on
+#                                     its thread count (float rounding that training amplifies), so they
+#                                     differ from the committed records' (made one at a time); default 1
 #   ./run_all.sh --profile full --launcher slurm [--partition P --gpus N --cpus N --mem-gb N --time MIN]
 #                                     one Slurm job per run (submitit; requeued and resumed when preempted),
 #                                     the notebooks once every record is there; --dry-run prints the jobs only
@@ -20,13 +24,14 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
 paper=simcse,simcse_pp,noncontrastive,tncse,declutr,overview
 no_run=()
 extended=()
 launch=()
 dry_run=0
+jobs=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, full)" >&2; exit 2; }
@@ -36,6 +41,9 @@ while [ $# -gt 0 ]; do
              paper="$2"; shift 2 ;;
     --paper=*) paper="${1#*=}"; shift ;;
     --no-run) no_run=(--no-run); shift ;;
+    --jobs) [ $# -ge 2 ] || { echo "error: --jobs needs a value (a number of runs side by side, e.g. 2)" >&2; exit 2; }
+            jobs="$2"; shift 2 ;;
+    --jobs=*) jobs="${1#*=}"; shift ;;
     --extended) extended=(--extended); shift ;;
     --launcher|--partition|--gpus|--cpus|--mem-gb|--time)
                [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }
@@ -46,6 +54,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$profile" in smoke|small|full) ;; *) echo "error: unknown profile '$profile' (choose smoke, small or full)" >&2; exit 2 ;; esac
+case "$jobs" in
+  "") jobs=1 ;;
+  *[!0-9]*|0) echo "error: --jobs takes a number of runs side by side, 1 or more (got '$jobs')" >&2; exit 2 ;;
+esac
+run_jobs=(--jobs "$jobs")
+[ ${#launch[@]} -eq 0 ] || [ "$jobs" != 1 ] || run_jobs=()  # with a launcher the scheduler runs the jobs
 if [ -n "${SENTEMB_DATA:-}" ] && [ ! -d "$SENTEMB_DATA" ]; then
   echo "error: SENTEMB_DATA=$SENTEMB_DATA is not a directory (point it at the offline mirror, e.g. ../shared/datasets)" >&2
   exit 2
@@ -75,7 +89,7 @@ for one in ${paper//,/ }; do
   export SENTEMB_RUN_EVENTS="$events/$one.jsonl"
   : > "$SENTEMB_RUN_EVENTS"
   if [ ${#no_run[@]} -eq 0 ]; then  # one process: the runs, then the notebook
-    "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}" "${launch[@]}" --notebook
+    "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}" "${launch[@]}" "${run_jobs[@]}" --notebook
   else
     "$py" -m sentemb notebook --paper "$one" --profile "$profile" "${no_run[@]}" "${extended[@]}"
   fi

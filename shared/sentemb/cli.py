@@ -28,6 +28,13 @@ PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr")
 RUNNABLE = PAPERS + ("overview",)  # the overview: coverage, claims and the methods compared (papers/overview)
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
 def _threads(n: int | None) -> None:
     import torch
 
@@ -125,7 +132,7 @@ def cmd_run(args) -> int:
     """Run (or load) every spec of the grid. A paper's grid may depend on the records already there (the
     non-contrastive paper's SMAC scan proposes its next trial from the earlier ones, and its headline rows follow
     the scan's best trials), so the grid is asked again after each pass until it has nothing new."""
-    from sentemb.runs import events
+    from sentemb.runs import events, store
     from sentemb.runs.execute import ensure
     from sentemb.runs.fixed_point import run_to_fixed_point
     from sentemb.runs.store import all_records
@@ -147,28 +154,56 @@ def cmd_run(args) -> int:
         raise SentembError("--dry-run, --partition, --gpus, --cpus, --mem-gb and --time go with --launcher "
                            "(slurm or local)")
     if args.launcher:
+        if args.jobs > 1:
+            raise SentembError("--jobs runs side by side on this machine; with --launcher the scheduler runs the jobs: "
+                               "leave out one of them")
         if args.no_run:
             raise SentembError("--no-run loads records and submits nothing: leave out --launcher")
         _run_with_launcher(args, names, resource_options)
         return _then_notebook(args)
     failed, counter = [], itertools.count(1)
 
-    def run_one(name, spec) -> None:
-        i, started = next(counter), time.perf_counter()
-        try:
-            record = ensure(spec, run_missing=not args.no_run, progress=True)
-        except SentembError as exc:  # one failed run does not stop the others; its checkpoints are kept
-            failed.append(f"{name} seed {spec.seed} ({spec.run_id}): {exc}")
-            events.note("failed", spec.run_id, reason=f"{name} seed {spec.seed}: {str(exc).splitlines()[0]}")
-            print(f"[{i}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {exc}", flush=True)
-            return
-        if distributed.is_main():
+    def reported(name, spec, record, error, seconds) -> None:
+        i = next(counter)
+        if error is not None:  # one failed run does not stop the others; its checkpoints are kept
+            failed.append(f"{name} seed {spec.seed} ({spec.run_id}): {error}")
+            events.note("failed", spec.run_id, reason=f"{name} seed {spec.seed}: {error.splitlines()[0]}")
+            print(f"[{i}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {error}", flush=True)
+        elif distributed.is_main():
             print(f"[{i}] {name:16s} seed {spec.seed}  {record['run_id']}  "
                   f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
-                  f"{record['timing']['total_seconds']:.0f} s  (this call {time.perf_counter() - started:.1f} s)",
-                  flush=True)
+                  f"{record['timing']['total_seconds']:.0f} s  (this call {seconds:.1f} s)", flush=True)
 
-    done = len(run_to_fixed_point(lambda: _grid(args.paper, args.profile, args.extended), run_one, names))
+    def run_one(name, spec) -> None:
+        started = time.perf_counter()
+        try:
+            record, error = ensure(spec, run_missing=not args.no_run, progress=True), None
+        except SentembError as exc:
+            record, error = None, str(exc)
+        reported(name, spec, record, error, time.perf_counter() - started)
+
+    def run_many(todo) -> None:
+        """A pass of several runs: those with a record load here; the others train side by side (--jobs)."""
+        import torch
+
+        from sentemb.runs.side_by_side import run_pass
+
+        to_train = [(name, spec) for name, spec in todo if not store.record_path(spec.profile, spec.run_id).is_file()]
+        for name, spec in todo:
+            if (name, spec) not in to_train:
+                run_one(name, spec)
+        if len(to_train) < 2 or args.no_run:
+            for name, spec in to_train:
+                run_one(name, spec)
+            return
+        threads = max(1, torch.get_num_threads() // args.jobs)
+        print(f"[run] {len(to_train)} runs to train, up to {args.jobs} side by side with {threads} torch thread(s) "
+              "each", flush=True)
+        run_pass(to_train, args.jobs, threads, not args.no_run, reported)
+
+    parallel = args.jobs > 1 and distributed.world_size() == 1
+    done = len(run_to_fixed_point(lambda: _grid(args.paper, args.profile, args.extended), run_one, names,
+                                  run_many if parallel else None))
     if failed:
         raise SentembError(f"{len(failed)} of {done} runs failed:\n  " + "\n  ".join(failed))
     return _then_notebook(args)
@@ -420,6 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="submit each run without a record as a job through submitit (slurm; local: processes on "
                    "this machine) and wait for them; default: run them here, one after the other")
     p.add_argument("--dry-run", action="store_true", help="with --launcher: print the jobs, submit nothing")
+    p.add_argument("--jobs", type=_positive_int, default=1, help="runs of a grid pass side by side, each in its own "
+                   "process with an equal share of the torch threads (default 1). On 2 CPU cores, 2 finish the small "
+                   "profile's runs about a quarter sooner (benchmarks/bench_thread_scaling.py), but a run's numbers "
+                   "depend on its thread count, so they differ from records made one at a time with every thread")
     p.add_argument("--notebook", action="store_true", help="then execute the paper's notebook (as the 'notebook' "
                    "command does) in the same process, once every run has its record")
     p.add_argument("--partition", default=None, help="Slurm partition (default: the cluster's)")

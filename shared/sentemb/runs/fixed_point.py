@@ -14,9 +14,11 @@ from sentemb.spec import RunSpec
 
 
 def run_to_fixed_point(ask: Callable[[], dict[str, list[RunSpec]]], run: Callable[[str, RunSpec], None],
-                       names: Iterable[str] | None = None) -> set[str]:
+                       names: Iterable[str] | None = None,
+                       run_many: Callable[[list[tuple[str, RunSpec]]], None] | None = None) -> set[str]:
     """Call ``run(name, spec)`` once for every spec ``ask()`` returns (only the rows in ``names`` when given), asking
-    again after each pass until a pass has no new run id; return the run ids seen."""
+    again after each pass until a pass has no new run id; return the run ids seen. With ``run_many``, a pass of
+    several runs is handed to it whole instead (``sentemb run --jobs``: :mod:`sentemb.runs.side_by_side`)."""
     wanted = None if names is None else list(names)
     seen: set[str] = set()
     while True:
@@ -25,6 +27,9 @@ def run_to_fixed_point(ask: Callable[[], dict[str, list[RunSpec]]], run: Callabl
                 for spec in grid[name] if spec.run_id not in seen]
         if not todo:
             return seen
+        seen.update(spec.run_id for _, spec in todo)
+        if run_many is not None and len(todo) > 1:
+            run_many(todo)
+            continue
         for name, spec in todo:
-            seen.add(spec.run_id)
             run(name, spec)

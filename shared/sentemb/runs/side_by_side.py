@@ -1,0 +1,77 @@
+"""Several runs of one grid pass side by side, one process each (``sentemb run --jobs N``, ``./run_all.sh``).
+
+On a small CPU a run does not use its cores fully: on 2 avx512 cores one process with both threads trains
+all-MiniLM-L6-v2 at 0.36 steps/s, two single-thread processes side by side at 0.50 steps/s together, and the
+final evaluation's encoding gains 1.29x the same way (``benchmarks/bench_thread_scaling.py``). So the runs of a
+pass go to a pool of ``jobs`` fresh processes (spawned: nothing of the parent's torch state is shared) with
+``threads`` torch threads each, and each writes its own record through :func:`sentemb.runs.execute.ensure`, as it
+would alone. What stays in order:
+
+- A run whose ``init_runs`` (TNCSE's stage-1 pair) are runs of the same pass starts once their records exist, so
+  that it loads their checkpoints instead of training them again.
+- A pass with a single run (the non-contrastive scan asks for one trial at a time) runs in this process with every
+  thread: a pool of one single-thread process would only be slower.
+
+A run's numbers do not depend on its neighbour: two runs side by side with one thread each give the records each
+gives alone with one thread (``tests/test_side_by_side.py``). They do depend on the thread count: torch splits its
+sums differently, and training amplifies the rounding (the smoke profile's unsup. runs score STS-B dev 88.81 and
+90.90 with one thread, 89.07 and 89.49 with two). The committed records were made one at a time with every thread
+of 2 cores, so ``--jobs`` is not the default; a record's ``provenance.torch_threads`` says what it had.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Callable
+
+from sentemb.errors import SentembError
+from sentemb.spec import RunSpec
+
+# (name, spec, record or None, error message or None, seconds this call took)
+Report = Callable[[str, RunSpec, "dict | None", "str | None", float], None]
+
+
+def _start_worker(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+def _ensure(spec: dict, run_missing: bool) -> tuple[dict | None, str | None]:
+    """In a worker: the run's record, or the message of the SentembError that stopped it (a bug still raises)."""
+    from sentemb.runs.execute import ensure
+
+    try:
+        return ensure(RunSpec.from_dict(spec), run_missing=run_missing, progress=False), None
+    except SentembError as exc:
+        return None, str(exc)
+
+
+def _waits(spec: RunSpec, unfinished: set[str]) -> bool:
+    return any(run_id in unfinished for run_id in spec.init_runs)
+
+
+def run_pass(todo: list[tuple[str, RunSpec]], jobs: int, threads: int, run_missing: bool, report: Report) -> None:
+    """Every (name, spec) of ``todo``, at most ``jobs`` at a time; ``report`` is called in this process as each one
+    ends, in the order they end."""
+    pending = list(todo)
+    unfinished = {spec.run_id for _, spec in todo}
+    running: dict[Future, tuple[str, RunSpec, float]] = {}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
+                             initargs=(threads,)) as pool:
+        while pending or running:
+            ready = [item for item in pending if not _waits(item[1], unfinished - {item[1].run_id})]
+            if not ready and not running:  # runs waiting on each other (a cycle): the first starts, as it would
+                ready = pending[:1]        # one at a time
+            for name, spec in ready[:jobs - len(running)]:
+                pending.remove((name, spec))
+                running[pool.submit(_ensure, spec.as_dict(), run_missing)] = (name, spec, time.perf_counter())
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                name, spec, started = running.pop(future)
+                record, error = future.result()
+                unfinished.discard(spec.run_id)
+                report(name, spec, record, error, time.perf_counter() - started)
