@@ -83,3 +83,33 @@ def test_two_smoke_runs_side_by_side_give_the_records_of_one_at_a_time_with_one_
         torch.set_num_threads(threads)
     assert "2 runs to train, up to 2 side by side with 1 torch thread(s) each" in capsys.readouterr().out
     assert scores[0] == scores[1]
+
+
+def test_a_lost_checkpoint_is_trained_again_with_the_threads_its_record_names(monkeypatch):
+    """Training rounds differently with another thread count, so the re-training of a lost checkpoint (a derived
+    analysis, a TNCSE stage-1 run) gets the record's ``provenance.torch_threads``; this process's count comes back."""
+    import torch
+
+    from sentemb.runs import execute
+
+    spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg", objective="simcse_unsup", steps=2,
+                   train_data="wiki_sentences_combined", synthetic_data=True, seed=5)
+    record = {"spec": spec.as_dict(), "metrics": {"stsb_dev_spearman": 0.5}, "provenance": {"torch_threads": 1}}
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        raise Stop
+
+    monkeypatch.setattr(execute, "_train", spy)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with pytest.raises(Stop):
+            execute.run_checkpoint(record, torch.device("cpu"))
+        assert seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

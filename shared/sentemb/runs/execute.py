@@ -13,6 +13,7 @@ that the numbers are SentEval's). The record says which precision each phase use
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import torch
 
@@ -160,6 +161,21 @@ def _stsb_dev(model, synthetic: bool) -> float:
     return correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
 
 
+@contextmanager
+def recorded_threads(record: dict):
+    """Torch's CPU threads set to the count the run was recorded with (``provenance.torch_threads``), then restored.
+    Sums split over another number of threads round differently and training amplifies it (a smoke run's STS-B dev
+    moves by a point between one and two threads), so a run trained again for its lost checkpoint gets the threads
+    it had, whatever this process was started with."""
+    before, wanted = torch.get_num_threads(), record.get("provenance", {}).get("torch_threads")
+    if wanted and wanted != before:
+        torch.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def run_checkpoint(record: dict, device: torch.device, progress: bool = False):
     """(directory, where it came from, the model when it was trained just now else None) of a trained run's best
     model: ``$SENTEMB_CACHE/checkpoints/<run_id>/best``. When this machine's cache lacks it the run is trained
@@ -171,11 +187,14 @@ def run_checkpoint(record: dict, device: torch.device, progress: bool = False):
         return best, {"source": "checkpoint"}, None
     events.note("retrained", spec.run_id)
     stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
-    objective, _ = _train(spec, _training_rows(spec), stsb, device, progress)
-    (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
-    model = objective.evaluation_encoder()
-    check = {"record_stsb_dev": record["metrics"]["stsb_dev_spearman"],
-             "retrained_stsb_dev": _stsb_dev(model, spec.synthetic_data)}
+    with recorded_threads(record):
+        objective, _ = _train(spec, _training_rows(spec), stsb, device, progress)
+        (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
+        model = objective.evaluation_encoder()
+        retrained_dev = _stsb_dev(model, spec.synthetic_data)
+        threads = torch.get_num_threads()
+    check = {"record_stsb_dev": record["metrics"]["stsb_dev_spearman"], "retrained_stsb_dev": retrained_dev,
+             "torch_threads": threads}
     check["abs_difference"] = abs(check["record_stsb_dev"] - check["retrained_stsb_dev"])
     return best, {"source": "retrained", "dev_check": check}, model
 
