@@ -29,7 +29,8 @@ BATCH, MAX_LEN, N_ENCODE = 64, 32, 2048
 
 
 def work(kind: str, steps: int, threads: int) -> dict:
-    """One process's share: ``steps`` timed training steps, or ``steps`` encodings of the sentences, with ``threads``."""
+    """One process's share: ``steps`` timed training steps, or ``steps`` encodings of the sentences, with
+    ``threads`` torch threads."""
     import torch
 
     torch.set_num_threads(threads)

@@ -52,12 +52,13 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
                  "figureG1_cosine_by_rating"):
         assert (figures / f"{stem}.png").stat().st_size > 5000
         assert (figures / f"{stem}.pdf").is_file()
-    derived = [json.loads(p.read_text()) for p in (isolated_outputs / "results" / "runs" / "smoke" / "derived").glob("*.json")]
+    derived_dir = isolated_outputs / "results" / "runs" / "smoke" / "derived"
+    derived = [json.loads(p.read_text()) for p in derived_dir.glob("*.json")]
     flowed = [d for d in derived if d["analysis"] == "flowed_geometry"]  # Figure 3's BERT-flow point: the geometry of
     # the flow that Table C.1's NLI flow record of the same seed fits (same fit sample, seed and configuration)
     assert len(flowed) == 1 and 0 < flowed[0]["result"]["n_features"] and -8 <= flowed[0]["result"]["uniformity"] <= 0
-    assert any(d["analysis"] == "bert_flow" and d["run_id"] == flowed[0]["run_id"] and d["params"] == flowed[0]["params"]
-               for d in derived)
+    assert any(d["analysis"] == "bert_flow" and d["run_id"] == flowed[0]["run_id"]
+               and d["params"] == flowed[0]["params"] for d in derived)
     runs = list((isolated_outputs / "results" / "runs" / "smoke").glob("*.json"))
     assert len(runs) == 22 + 14  # 12 runs, 10 headline rows with a second seed; one ablation per table (2 seeds
     # where a claim compares it) and one point of Table A.1's search
