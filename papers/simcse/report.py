@@ -387,8 +387,8 @@ def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = Tr
             extended: bool = False) -> dict[str, dict]:
     """The derived records the tables and figures read, computed when missing and ``run_missing``: the backbone's
     whitenings and flows, its whitened and flowed geometry and Table 8's retrievals always; the transfer tasks of
-    Table E.1's runs (about 5 min of encoding and classifiers per model on 2 cores) only with ``extended`` on the small profile, otherwise
-    loaded when they exist (smoke: for sup's first seed only). Keys: ``whitening NLI``, ``whitening target``, ``flow NLI``
+    Table E.1's runs (about 5 min of encoding and classifiers per model on 2 cores) only with ``extended`` on the small
+    profile, otherwise loaded when they exist (smoke: for sup's first seed only). Keys: ``whitening NLI``, ``whitening target``, ``flow NLI``
     and ``flow target`` (a list: one record per fit seed of ``FLOW_SEEDS``), ``whitened geometry``, ``flowed geometry``,
     ``retrieval <run>``,
     and ``transfer`` (run id -> record)."""
