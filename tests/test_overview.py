@@ -55,6 +55,26 @@ def test_pairwise_finds_a_real_gap_and_corrects_for_the_pairs():
     assert avg.loc[a, "n"] == 3
 
 
+def test_transfer_and_mteb_averages_are_tested_pairwise_per_evaluation():
+    """The per-seed transfer accuracy and MTEB averages of the derived records go through the same Welch tests, each
+    evaluation corrected on its own; an MTEB record whose tasks all failed has no average."""
+    def transfer(accs):
+        return {"result": {"transfer": {"tasks": {f"t{i}": {"acc": a, "devacc": 0.0} for i, a in enumerate(accs)}}}}
+
+    def mteb(scores):
+        return {"result": {"mteb": {"tasks": {f"m{i}": {"status": "ok" if v is not None else "failed",
+                                                        "main_score": v} for i, v in enumerate(scores)}}}}
+
+    found = {"A": [transfer([80, 82]), transfer([80.2, 82]), transfer([79.8, 82])],
+             "B": [transfer([84, 86]), transfer([84.2, 86]), transfer([83.8, 86])], "C": [transfer([70, 70])]}
+    averages = report.derived_averages(found, report.transfer_average)
+    assert averages["A"] == pytest.approx([81.0, 81.1, 80.9]) and averages["C"] == [70.0]
+    pairs = report.pairwise_of(averages, "transfer")
+    assert len(pairs) == 1 and pairs.loc[0, "evaluation"] == "transfer" and pairs.loc[0, "significant"]
+    assert pairs.loc[0, "difference"] == pytest.approx(-4.0) and pairs.loc[0, "n"] == "3 vs 3"  # C: one seed only
+    assert report.derived_averages({"A": [mteb([60, 70]), mteb([None, None])]}, report.mteb_average) == {"A": [65.0]}
+
+
 def test_the_protocol_average_is_the_mean_of_the_seeds_averages():
     sts = {"SimCSE unsup.": [_record(0.0, 1), _record(0.01, 2)]}
     table = report.sts_comparison(sts)

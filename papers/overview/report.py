@@ -100,13 +100,20 @@ def _average_seeds(sts: dict[str, list[dict]], aggregation: str) -> dict[str, li
 
 
 def pairwise(sts: dict[str, list[dict]], aggregation: str = "all") -> pd.DataFrame:
-    """Every pair of methods with >= 2 seeds each: the difference of their mean 7-task averages, the two-sided Welch
-    p-value, and the p-value corrected for the number of pairs (Benjamini-Hochberg); significant at 0.05 after it."""
-    seeds = {m: v for m, v in _average_seeds(sts, aggregation).items() if len(v) >= 2}
+    """Every pair of methods with >= 2 seeds each on the 7-task STS average under ``aggregation``
+    (:func:`pairwise_of`)."""
+    return pairwise_of(_average_seeds(sts, aggregation), "sts", aggregation)
+
+
+def pairwise_of(values: dict[str, list[float]], evaluation: str, aggregation: str = "") -> pd.DataFrame:
+    """Every pair of methods with >= 2 seeds each in ``values`` (method -> one average per seed): the difference of
+    their means, the two-sided Welch p-value, and the p-value corrected for the number of pairs of this evaluation
+    (Benjamini-Hochberg); significant at 0.05 after it."""
+    seeds = {m: v for m, v in values.items() if len(v) >= 2}
     rows = []
     for a, b in itertools.combinations(seeds, 2):
         p = min(1.0, 2 * min(welch_p(seeds[a], seeds[b]), welch_p(seeds[b], seeds[a])))
-        rows.append({"method_a": a, "method_b": b, "aggregation": aggregation,
+        rows.append({"evaluation": evaluation, "method_a": a, "method_b": b, "aggregation": aggregation,
                      "difference": float(np.mean(seeds[a]) - np.mean(seeds[b])), "p_value": p,
                      "n": f"{len(seeds[a])} vs {len(seeds[b])}", "test": "Welch two-sided"})
     table = pd.DataFrame(rows)
@@ -166,6 +173,23 @@ def mteb_comparison(derived_records: dict[str, list[dict]], records: dict[str, l
         return ran + ([("Avg.", float(np.mean([v for _, v in ran])))] if ran else [])
     rows = _derived_rows(derived_records, records, values)
     return aggregate_seeds(rows.assign(metric="main_score")) if not rows.empty else rows
+
+
+def transfer_average(d: dict) -> float:
+    """A transfer derived record's mean test accuracy (%) over its tasks."""
+    return float(np.mean([float(r["acc"]) for r in d["result"]["transfer"]["tasks"].values() if r.get("acc") is not None]))
+
+
+def mteb_average(d: dict) -> float | None:
+    """An MTEB derived record's mean main score (x 100) over the tasks that ran; None when none did."""
+    ran = [float(r["main_score"]) for r in (d["result"]["mteb"] or {"tasks": {}})["tasks"].values() if r["status"] == "ok"]
+    return float(np.mean(ran)) if ran else None
+
+
+def derived_averages(derived_records: dict[str, list[dict]], average) -> dict[str, list[float]]:
+    """Method -> one ``average(record)`` per seed that has the derived record."""
+    out = {m: [average(d) for d in found] for m, found in derived_records.items()}
+    return {m: [v for v in values if v is not None] for m, values in out.items()}
 
 
 def missing_derived(records: dict[str, list[dict]], derived_records: dict[str, dict[str, list[dict]]]) -> pd.DataFrame:
@@ -239,7 +263,11 @@ def write_tables(records: dict[str, list[dict]], derived_records: dict, profile:
     folder, _ = output_dirs(profile)
     sts = derived_records["sts"]
     tables = {"comparison_sts": sts_comparison(sts),
-              "comparison_pairwise": pd.concat([pairwise(sts, a) for a in PROTOCOLS], ignore_index=True),
+              "comparison_pairwise": pd.concat(
+                  [pairwise(sts, a) for a in PROTOCOLS]
+                  + [pairwise_of(derived_averages(derived_records["transfer"], transfer_average), "transfer"),
+                     pairwise_of(derived_averages(derived_records["mteb"], mteb_average), "mteb")],
+                  ignore_index=True),
               "comparison_transfer": transfer_comparison(derived_records["transfer"], records),
               "comparison_mteb": mteb_comparison(derived_records["mteb"], records),
               "budget": pd.DataFrame(ex.budget(ex.grid(profile))),
@@ -284,7 +312,7 @@ def figure_pairwise(table: pd.DataFrame, profile: str):
     import seaborn as sns
 
     style.apply()
-    part = table[table["aggregation"] == "all"]
+    part = table[(table["evaluation"] == "sts") & (table["aggregation"] == "all")]
     methods = list(dict.fromkeys(list(part["method_a"]) + list(part["method_b"])))
     p = pd.DataFrame(np.nan, index=methods, columns=methods)
     diff = pd.DataFrame("", index=methods, columns=methods)
@@ -323,24 +351,41 @@ def markdown_summary(tables: dict[str, pd.DataFrame], profile: str) -> str:
     lines = archive_table(profile) + [
              "", "**The methods compared** ([overview](papers/overview/README.md), "
              "[notebook](notebooks/overview.ipynb)): "
-             f"profile {profile}; {SUBSTITUTES}. 7 STS test tasks, Spearman x 100, mean ± std (n seeds).", "",
-             "| method | STS avg. (SimCSE protocol, `all`) | STS avg. (DeCLUTR protocol, `mean`) | data | steps x batch |",
-             "|---|---|---|---|---|"]
+             f"profile {profile}; {SUBSTITUTES}. 7 STS test tasks (Spearman x 100), SentEval's 7 transfer tasks "
+             "(test accuracy %, fasttest) and the offline MTEB tasks (main score x 100): mean ± std (n seeds); "
+             "not run: the method's seeds lack that evaluation.", "",
+             "| method | STS avg. (SimCSE protocol, `all`) | STS avg. (DeCLUTR protocol, `mean`) | transfer avg. | "
+             "MTEB avg. | data | steps x batch |",
+             "|---|---|---|---|---|---|---|"]
     budget = tables["budget"].set_index("method")
     averages = {a: _protocol_average(sts, a) for a in PROTOCOLS}
+    derived_avg = {kind: _derived_average(tables[f"comparison_{kind}"]) for kind in ("transfer", "mteb")}
     for method in dict.fromkeys(sts["row"]):
         cells = [averages[a].get(method, "") for a in PROTOCOLS]
+        cells += [derived_avg[kind].get(method, "not run") for kind in ("transfer", "mteb")]
         b = budget.loc[method]
         steps = f"{b['steps']} x {b['batch']}" if b["steps"] else "untrained"
-        lines.append(f"| {method} | {cells[0]} | {cells[1]} | {b['train_data'] or '-'} | {steps} |")
+        lines.append(f"| {method} | {' | '.join(cells)} | {b['train_data'] or '-'} | {steps} |")
     pairs = tables["comparison_pairwise"]
-    pairs = pairs[(pairs["aggregation"] == "all")]
-    significant = pairs[pairs["significant"].astype(bool)]
-    lines += ["", f"Pairwise (SimCSE protocol; Welch two-sided, Benjamini-Hochberg over {len(pairs)} pairs): "
-              f"{len(significant)} significant at 0.05: " + "; ".join(
-                  f"{r['method_a']} {'>' if r['difference'] > 0 else '<'} {r['method_b']} "
-                  f"({r['difference']:+.2f}, p = {r['p_corrected']:.2g})" for _, r in significant.iterrows()) + "."]
+    for evaluation, aggregation, label in (("sts", "all", "STS, SimCSE protocol"), ("transfer", "", "transfer"),
+                                           ("mteb", "", "MTEB")):
+        part = pairs[(pairs["evaluation"] == evaluation) & (pairs["aggregation"] == aggregation)]
+        if part.empty:
+            continue
+        significant = part[part["significant"].astype(bool)]
+        lines += ["", f"Pairwise ({label}; Welch two-sided, Benjamini-Hochberg over {len(part)} pairs): "
+                  f"{len(significant)} significant at 0.05" + (": " if len(significant) else "") + "; ".join(
+                      f"{r['method_a']} {'>' if r['difference'] > 0 else '<'} {r['method_b']} "
+                      f"({r['difference']:+.2f}, p = {r['p_corrected']:.2g})" for _, r in significant.iterrows()) + "."]
     return "\n".join(lines)
+
+
+def _derived_average(table: pd.DataFrame) -> dict[str, str]:
+    """Method -> 'mean ± std (n)' of the per-seed average of a transfer or MTEB comparison (its "Avg." rows)."""
+    if table.empty:
+        return {}
+    avg = table[table["column"] == "Avg."]
+    return {r["row"]: mean_std({"reproduced": r["value"], "std": r["std"], "n": r["n"]}) for _, r in avg.iterrows()}
 
 
 def _protocol_average(sts: pd.DataFrame, aggregation: str) -> dict[str, str]:
