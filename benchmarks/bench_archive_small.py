@@ -9,7 +9,9 @@
   temporary folder (no checkpoint, embedding or record of an earlier run is reused; budget: 3 h on 2 cores), then
   once more over what it made (cached). Per paper, the wall time and the runs trained/loaded come from run_all's
   own closing table (``sentemb summary``, its run events).
-Prints a JSON summary (also written with --output); ``--keep DIR`` copies the fresh store's records there, with
+``--jobs N`` passes ``--jobs N`` to ``./run_all.sh`` (runs side by side; their records then differ from the committed
+ones, which were made one at a time: see ``sentemb.runs.side_by_side``). Prints a JSON summary (also written with
+--output); ``--keep DIR`` copies the fresh store's records there, with
 run_all's ``walls.tsv`` (the papers finished so far), also when the run fails or is stopped (Ctrl-C or SIGTERM).
 """
 
@@ -39,12 +41,12 @@ def _per_paper(cache: Path) -> dict:
     return {paper: float(seconds) for paper, seconds in (line.split("\t") for line in lines)}
 
 
-def run_all(env: dict) -> tuple[float, str]:
+def run_all(env: dict, jobs: int = 1) -> tuple[float, str]:
     """Runs ./run_all.sh; its output goes to this process's stdout/stderr as it comes (a run of hours shows its
     progress, and a failure keeps its log) and the closing table is parsed from a copy of stdout."""
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as copy:
-        proc = subprocess.Popen(["./run_all.sh"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(["./run_all.sh", "--jobs", str(jobs)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
         for line in proc.stdout:
             sys.stderr.write(line)
             copy.write(line)
@@ -67,14 +69,14 @@ def _stop_on_sigterm(signum, frame):
     raise SystemExit(f"stopped by signal {signum}")
 
 
-def from_scratch(keep: str | None) -> dict:
+def from_scratch(keep: str | None, jobs: int = 1) -> dict:
     signal.signal(signal.SIGTERM, _stop_on_sigterm)  # `kill` runs the finally below, as Ctrl-C does
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "SENTEMB_RESULTS": f"{tmp}/results", "SENTEMB_FIGURES": f"{tmp}/figures",
                "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks", "SENTEMB_SITE": f"{tmp}/site", "SENTEMB_CACHE": f"{tmp}/cache"}
         out: dict = {}
         try:
-            out["from_scratch_seconds"], out["from_scratch_summary"] = run_all(env)
+            out["from_scratch_seconds"], out["from_scratch_summary"] = run_all(env, jobs)
             out["from_scratch_per_paper_seconds"] = _per_paper(Path(tmp) / "cache")
             out["cached_seconds"], out["cached_summary"] = run_all(env)
         finally:
@@ -92,16 +94,17 @@ def main() -> int:
     parser.add_argument("--cached", action="store_true")
     parser.add_argument("--from-scratch", action="store_true")
     parser.add_argument("--keep", default=None)
+    parser.add_argument("--jobs", type=int, default=1, help="run_all.sh --jobs for the from-scratch run (default 1)")
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
     if not (args.cached or args.from_scratch):
         parser.error("choose --cached, --from-scratch or both")
     require_mirror()
-    summary = {"benchmark": "archive_small", "machine": machine()}
+    summary = {"benchmark": "archive_small", "machine": machine(), "jobs": args.jobs}
     if args.cached:
         summary["cached"] = cached()
     if args.from_scratch:
-        summary["from_scratch"] = from_scratch(args.keep)
+        summary["from_scratch"] = from_scratch(args.keep, args.jobs)
     emit(summary, args.output)
     return 0
 
