@@ -12,9 +12,9 @@
 #                                     paper's other Table 1 cells and MTEB; TNCSE's Tables 2, 4-6; DeCLUTR's
 #                                     Figures 2, 3, S1; the overview's transfer and MTEB records)
 #   ./run_all.sh --jobs 2             2 runs side by side, each with half the torch threads: on 2 cores
-#                                     the runs finish about a quarter sooner, but a run's numbers depend on
-#                                     its thread count (float rounding that training amplifies), so they
-#                                     differ from the committed records' (made one at a time); default 1
+#                                     the runs train about a quarter sooner; with fewer threads their
+#                                     numbers can differ from the committed records' (made one at a time,
+#                                     2 threads) in float rounding; default 1
 #   ./run_all.sh --profile full --launcher slurm [--partition P --gpus N --cpus N --mem-gb N --time MIN]
 #                                     one Slurm job per run (submitit; requeued and resumed when preempted),
 #                                     the notebooks once every record is there; --dry-run prints the jobs only

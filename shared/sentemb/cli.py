@@ -456,9 +456,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "this machine) and wait for them; default: run them here, one after the other")
     p.add_argument("--dry-run", action="store_true", help="with --launcher: print the jobs, submit nothing")
     p.add_argument("--jobs", type=_positive_int, default=1, help="runs of a grid pass side by side, each in its own "
-                   "process with an equal share of the torch threads (default 1). On 2 CPU cores, 2 finish the small "
-                   "profile's runs about a quarter sooner (benchmarks/bench_thread_scaling.py), but a run's numbers "
-                   "depend on its thread count, so they differ from records made one at a time with every thread")
+                   "process with an equal share of the torch threads (default 1). On 2 CPU cores, 2 train the small "
+                   "profile's runs about a quarter sooner (benchmarks/bench_thread_scaling.py); with fewer threads a "
+                   "run's numbers can differ from the committed records' in float rounding")
     p.add_argument("--notebook", action="store_true", help="then execute the paper's notebook (as the 'notebook' "
                    "command does) in the same process, once every run has its record")
     p.add_argument("--partition", default=None, help="Slurm partition (default: the cluster's)")

@@ -164,9 +164,9 @@ def _stsb_dev(model, synthetic: bool) -> float:
 @contextmanager
 def recorded_threads(record: dict):
     """Torch's CPU threads set to the count the run was recorded with (``provenance.torch_threads``), then restored.
-    Sums split over another number of threads round differently and training amplifies it (a smoke run's STS-B dev
-    moves by a point between one and two threads), so a run trained again for its lost checkpoint gets the threads
-    it had, whatever this process was started with."""
+    Sums split over another number of threads round differently (a smoke run's tied dev cosines reorder, and its
+    STS-B dev moves by up to 2 points between one and two threads; :mod:`sentemb.runs.side_by_side`), so a run
+    trained again for its lost checkpoint gets the threads it had, whatever this process was started with."""
     before, wanted = torch.get_num_threads(), record.get("provenance", {}).get("torch_threads")
     if wanted and wanted != before:
         torch.set_num_threads(wanted)

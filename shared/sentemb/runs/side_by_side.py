@@ -13,10 +13,14 @@ would alone. What stays in order:
   thread: a pool of one single-thread process would only be slower.
 
 A run's numbers do not depend on its neighbour: two runs side by side with one thread each give the records each
-gives alone with one thread (``tests/test_side_by_side.py``). They do depend on the thread count: torch splits its
-sums differently, and training amplifies the rounding (the smoke profile's unsup. runs score STS-B dev 88.81 and
-90.90 with one thread, 89.07 and 89.49 with two). The committed records were made one at a time with every thread
-of 2 cores, so ``--jobs`` is not the default; a record's ``provenance.torch_threads`` says what it had.
+gives alone with one thread (``tests/test_side_by_side.py``). The thread count itself changes how torch splits its
+sums, so the numbers can move in float rounding: SimCSE's small unsup. run (seed 42) trained with one thread has the
+committed record's STS-B dev Spearman to the last bit and a 7-task average 0.0002 points higher (the committed one
+was made with two threads); on the smoke profile, where the tiny random BERT's dev cosines are nearly all tied,
+such rounding reorders ties and moves a dev score by up to 2 points (88.81 and 90.90 with one thread, 89.07 and
+89.49 with two). ``--jobs`` is not the default until a whole from-scratch run with it has been compared with the
+committed records (``benchmarks/compare_record_stores.py``); each record's ``provenance.torch_threads`` says what
+it had.
 """
 
 from __future__ import annotations
