@@ -129,7 +129,8 @@ def derived(records: dict[str, list[dict]], run_missing: bool = True,
             extended: bool = False) -> dict[str, dict[str, list[dict]]]:
     """{"sts": :func:`sts_records`, "transfer": method -> derived records, "mteb": method -> derived records}. A seed
     without its transfer or MTEB record is left out unless ``run_missing`` and ``extended`` (then it is computed:
-    about 5 min (transfer) and 80 s (MTEB) per model on 2 cores)."""
+    about 5 min (transfer) and 11 min (MTEB) per model on 2 idle cores, plus 4-6 min to train again a run whose
+    checkpoint this machine lacks)."""
     from papers.noncontrastive.analyses import mteb_and_geometry
     from papers.simcse.analyses import transfer
 
