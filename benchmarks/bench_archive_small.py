@@ -46,7 +46,8 @@ def run_all(env: dict, jobs: int = 1) -> tuple[float, str]:
     progress, and a failure keeps its log) and the closing table is parsed from a copy of stdout."""
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as copy:
-        proc = subprocess.Popen(["./run_all.sh", "--jobs", str(jobs)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(["./run_all.sh", "--jobs", str(jobs)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                text=True)
         for line in proc.stdout:
             sys.stderr.write(line)
             copy.write(line)

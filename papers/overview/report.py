@@ -156,35 +156,41 @@ def _derived_rows(derived_records: dict[str, list[dict]], records: dict[str, lis
     return pd.DataFrame(rows)
 
 
+def _transfer_tasks(d: dict) -> list[tuple[str, float]]:
+    """(task, test accuracy %) of a transfer derived record, for the tasks with an accuracy."""
+    return [(name, float(r["acc"])) for name, r in d["result"]["transfer"]["tasks"].items() if r.get("acc") is not None]
+
+
+def _mteb_tasks(d: dict) -> list[tuple[str, float]]:
+    """(task, main score x 100) of an MTEB derived record, for the tasks that ran."""
+    tasks = (d["result"]["mteb"] or {"tasks": {}})["tasks"]
+    return [(name, float(r["main_score"])) for name, r in tasks.items() if r["status"] == "ok"]
+
+
+def transfer_average(d: dict) -> float:
+    """A transfer derived record's mean test accuracy (%) over its tasks."""
+    return float(np.mean([acc for _, acc in _transfer_tasks(d)]))
+
+
+def mteb_average(d: dict) -> float | None:
+    """An MTEB derived record's mean main score (x 100) over the tasks that ran; None when none did."""
+    ran = [score for _, score in _mteb_tasks(d)]
+    return float(np.mean(ran)) if ran else None
+
+
 def transfer_comparison(derived_records: dict[str, list[dict]], records: dict[str, list[dict]]) -> pd.DataFrame:
     """Accuracy (%) per SentEval transfer task and their average, mean over the seeds that have it."""
-    def values(d):
-        tasks = d["result"]["transfer"]["tasks"]
-        accs = [(name, float(r["acc"])) for name, r in tasks.items() if r.get("acc") is not None]
-        return accs + [("Avg.", float(np.mean([a for _, a in accs])))]
-    rows = _derived_rows(derived_records, records, values)
+    rows = _derived_rows(derived_records, records, lambda d: _transfer_tasks(d) + [("Avg.", transfer_average(d))])
     return aggregate_seeds(rows.assign(metric="accuracy")) if not rows.empty else rows
 
 
 def mteb_comparison(derived_records: dict[str, list[dict]], records: dict[str, list[dict]]) -> pd.DataFrame:
     """mteb's main score (x 100, as the adapter records it) per offline MTEB task, and their average."""
     def values(d):
-        mteb = d["result"]["mteb"] or {"tasks": {}}
-        ran = [(name, float(r["main_score"])) for name, r in mteb["tasks"].items() if r["status"] == "ok"]
-        return ran + ([("Avg.", float(np.mean([v for _, v in ran])))] if ran else [])
+        average = mteb_average(d)
+        return _mteb_tasks(d) + ([("Avg.", average)] if average is not None else [])
     rows = _derived_rows(derived_records, records, values)
     return aggregate_seeds(rows.assign(metric="main_score")) if not rows.empty else rows
-
-
-def transfer_average(d: dict) -> float:
-    """A transfer derived record's mean test accuracy (%) over its tasks."""
-    return float(np.mean([float(r["acc"]) for r in d["result"]["transfer"]["tasks"].values() if r.get("acc") is not None]))
-
-
-def mteb_average(d: dict) -> float | None:
-    """An MTEB derived record's mean main score (x 100) over the tasks that ran; None when none did."""
-    ran = [float(r["main_score"]) for r in (d["result"]["mteb"] or {"tasks": {}})["tasks"].values() if r["status"] == "ok"]
-    return float(np.mean(ran)) if ran else None
 
 
 def derived_averages(derived_records: dict[str, list[dict]], average) -> dict[str, list[float]]:

@@ -95,17 +95,22 @@ def flows(record: dict, fit: str, nli_corpus: str, run_missing: bool = True) -> 
     return flowed_sts_seeds(record, TARGET, lambda spec: target_sentences(spec.synthetic_data), run_missing)
 
 
+def _stsb_geometry(encoder, spec: RunSpec, transform) -> dict:
+    """:func:`sentemb.analysis.stsb.analyse` of the run's analysis splits of STS-B, the encoder's fp32 embeddings
+    mapped by ``transform`` (a whitening's or a flow's)."""
+    stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
+    pairs = [stsb.parts[s] for s in spec.analysis_splits]
+    sentences = list(dict.fromkeys(s for p in pairs for s in p.sentences()))
+    vectors = transform(encoder.encode(sentences, batch_size=ENCODE_BATCH, precision="fp32"))
+    return analyse(pairs, dict(zip(sentences, vectors)), spec.analysis_splits)
+
+
 def whitened_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:
     """STS-B geometry (the run's analysis splits) of the run's embeddings whitened on a sample of ``nli_corpus``:
     the same shape as a run record's ``analysis``."""
     def compute(encoder, spec: RunSpec) -> dict:
         fit = encoder.encode(fit_sample(load_rows("sentences", nli_corpus)), batch_size=ENCODE_BATCH, precision="fp32")
-        white = Whitening.fit(fit)
-        stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
-        pairs = [stsb.parts[s] for s in spec.analysis_splits]
-        sentences = list(dict.fromkeys(s for p in pairs for s in p.sentences()))
-        vectors = white.transform(encoder.encode(sentences, batch_size=ENCODE_BATCH, precision="fp32"))
-        return analyse(pairs, dict(zip(sentences, vectors)), spec.analysis_splits)
+        return _stsb_geometry(encoder, spec, Whitening.fit(fit).transform)
 
     return ensure_derived(record, "whitened_geometry", {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT},
                           compute, run_missing=run_missing)
@@ -122,12 +127,8 @@ def flowed_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -> 
         fit = fit_embeddings(encoder, fit_sample(load_rows("sentences", nli_corpus)),
                              {"run_id": spec.run_id, "precision": "fp32"})
         flow = BertFlow.fit(fit, seed=seed, config=config)
-        stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
-        pairs = [stsb.parts[s] for s in spec.analysis_splits]
-        sentences = list(dict.fromkeys(s for p in pairs for s in p.sentences()))
-        latents = flow.transform(encoder.encode(sentences, batch_size=ENCODE_BATCH, precision="fp32"))
-        return {**analyse(pairs, dict(zip(sentences, latents)), spec.analysis_splits),
-                "n_features": int(latents.shape[1])}
+        geometry = _stsb_geometry(encoder, spec, flow.transform)
+        return {**geometry, "n_features": len(flow.features)}
 
     return ensure_derived(record, "flowed_geometry", {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT,
                                                       "seed": seed, "flow": config.as_params()},

@@ -133,8 +133,8 @@ def cmd_run(args) -> int:
     non-contrastive paper's SMAC scan proposes its next trial from the earlier ones, and its headline rows follow
     the scan's best trials), so the grid is asked again after each pass until it has nothing new."""
     from sentemb.runs import events, store
-    from sentemb.runs.execute import ensure
     from sentemb.runs.fixed_point import run_to_fixed_point
+    from sentemb.runs.side_by_side import record_or_error, run_pass
     from sentemb.runs.store import all_records
     from sentemb.train import distributed
 
@@ -176,17 +176,12 @@ def cmd_run(args) -> int:
 
     def run_one(name, spec) -> None:
         started = time.perf_counter()
-        try:
-            record, error = ensure(spec, run_missing=not args.no_run, progress=True), None
-        except SentembError as exc:
-            record, error = None, str(exc)
+        record, error = record_or_error(spec, not args.no_run, progress=True)
         reported(name, spec, record, error, time.perf_counter() - started)
 
     def run_many(todo) -> None:
         """A pass of several runs: those with a record load here; the others train side by side (--jobs)."""
         import torch
-
-        from sentemb.runs.side_by_side import run_pass
 
         to_train = [(name, spec) for name, spec in todo if not store.record_path(spec.profile, spec.run_id).is_file()]
         for name, spec in todo:

@@ -43,14 +43,20 @@ def _start_worker(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-def _ensure(spec: dict, run_missing: bool) -> tuple[dict | None, str | None]:
-    """In a worker: the run's record, or the message of the SentembError that stopped it (a bug still raises)."""
+def record_or_error(spec: RunSpec, run_missing: bool, progress: bool = False) -> tuple[dict | None, str | None]:
+    """(the run's record, None), or (None, the message of the SentembError that stopped it): one failed run does not
+    stop the others (a bug still raises). ``sentemb run`` reports either, one at a time or side by side."""
     from sentemb.runs.execute import ensure
 
     try:
-        return ensure(RunSpec.from_dict(spec), run_missing=run_missing, progress=False), None
+        return ensure(spec, run_missing=run_missing, progress=progress), None
     except SentembError as exc:
         return None, str(exc)
+
+
+def _ensure(spec: dict, run_missing: bool) -> tuple[dict | None, str | None]:
+    """In a worker: :func:`record_or_error` of the spec (sent as a dict), without progress bars."""
+    return record_or_error(RunSpec.from_dict(spec), run_missing)
 
 
 def _waits(spec: RunSpec, unfinished: set[str]) -> bool:
@@ -67,7 +73,7 @@ def run_pass(todo: list[tuple[str, RunSpec]], jobs: int, threads: int, run_missi
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
                              initargs=(threads,)) as pool:
         while pending or running:
-            ready = [item for item in pending if not _waits(item[1], unfinished - {item[1].run_id})]
+            ready = [(name, spec) for name, spec in pending if not _waits(spec, unfinished)]
             if not ready and not running:  # runs waiting on each other (a cycle): the first starts, as it would
                 ready = pending[:1]        # one at a time
             for name, spec in ready[:jobs - len(running)]:
