@@ -34,7 +34,8 @@ TRAINING_FILES = {  # dataset -> (file name, sha256 = the Git LFS oid on the Hug
 
 @pytest.fixture
 def hub_calls(monkeypatch):
-    """Replace AutoConfig/AutoTokenizer/AutoModel in the backbone module; record every from_pretrained."""
+    """Replace the transformers package the backbone module imports when it loads (AutoConfig/AutoTokenizer/
+    AutoModel); record every from_pretrained."""
     calls: list[tuple[str, str, dict]] = []
 
     def recorder(kind, result):
@@ -44,9 +45,9 @@ def hub_calls(monkeypatch):
         return SimpleNamespace(from_pretrained=from_pretrained)
 
     config = lambda: SimpleNamespace(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)  # noqa: E731
-    monkeypatch.setattr(backbone, "AutoConfig", recorder("config", config))
-    monkeypatch.setattr(backbone, "AutoTokenizer", recorder("tokenizer", object))
-    monkeypatch.setattr(backbone, "AutoModel", recorder("model", object))
+    fake = SimpleNamespace(AutoConfig=recorder("config", config), AutoTokenizer=recorder("tokenizer", object),
+                           AutoModel=recorder("model", object))
+    monkeypatch.setattr(backbone, "_transformers", lambda: fake)
     return calls
 
 

@@ -21,12 +21,8 @@ from importlib import metadata
 from pathlib import Path
 
 import torch
-from transformers import AutoConfig, AutoModel, AutoTokenizer, BertConfig, BertModel
 
 from sentemb.errors import ConfigError
-from transformers.utils import logging as hf_logging
-
-hf_logging.disable_progress_bar()
 
 TINY_RANDOM_BERT = "tiny-random-bert"
 MINILM = "all-MiniLM-L6-v2"
@@ -125,9 +121,21 @@ def backbone_revision(name: str, revision: str | None = None) -> str:
     return revision or HUB_REVISIONS.get(name) or UNPINNED
 
 
-def _tiny_random_bert(seed: int, dropout: float | None) -> tuple[object, BertModel]:
-    tokenizer = AutoTokenizer.from_pretrained(minilm_dir())
-    config = BertConfig(
+def _transformers():
+    """The transformers package, imported when a backbone is first loaded, not with this module: importing it takes
+    about 3.5 s of CPU, and a cached ``./run_all.sh`` (records, tables, figures) loads no model at all. Its
+    progress bars are turned off once here (weights load in every run and analysis)."""
+    import transformers
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    return transformers
+
+
+def _tiny_random_bert(seed: int, dropout: float | None) -> tuple[object, "transformers.BertModel"]:
+    transformers = _transformers()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(minilm_dir())
+    config = transformers.BertConfig(
         vocab_size=tokenizer.vocab_size, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
         intermediate_size=128, max_position_embeddings=512,
         hidden_dropout_prob=0.1 if dropout is None else dropout,
@@ -135,7 +143,7 @@ def _tiny_random_bert(seed: int, dropout: float | None) -> tuple[object, BertMod
     )
     state = torch.random.get_rng_state()
     torch.manual_seed(seed)
-    model = BertModel(config)
+    model = transformers.BertModel(config)
     torch.random.set_rng_state(state)
     return tokenizer, model
 
@@ -158,14 +166,15 @@ def load_backbone(name: str, dropout: float | None = None, seed: int = 0, revisi
         warnings.warn(f"hub backbone {name!r} has no pinned revision: loading the hub's moving 'main'. "
                       f"Pass revision=<commit> or add it to HUB_REVISIONS in {__name__}.", stacklevel=2)
     offline = os.environ.get("HF_HUB_OFFLINE") == "1"
+    transformers = _transformers()
     try:
-        config = AutoConfig.from_pretrained(source, **kwargs)
+        config = transformers.AutoConfig.from_pretrained(source, **kwargs)
         if dropout is not None:
             for key in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
                 if hasattr(config, key):
                     setattr(config, key, dropout)
-        tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-        model = AutoModel.from_pretrained(source, config=config, **kwargs)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
+        model = transformers.AutoModel.from_pretrained(source, config=config, **kwargs)
     except OSError as exc:
         hint = " (HF_HUB_OFFLINE=1 is set)" if offline else ""
         at = f" at revision {kwargs['revision']}" if kwargs else ""

@@ -32,6 +32,7 @@ from sentemb.models.saved import is_saved_model, load_saved_model
 from sentemb.models.summed_encoders import SummedEncoders
 from sentemb.objectives.registry import encoders_needed, objective_class
 from sentemb.runs import events, provenance, store
+from sentemb.runs.recorded import recorded
 from sentemb.spec import RunSpec
 from sentemb.train import distributed
 from sentemb.train.loop import prepare_objective, train
@@ -212,13 +213,10 @@ def run_model(record: dict, device: torch.device, progress: bool = False):
 
 
 def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, device: str | None = None) -> dict:
-    record = store.load(spec.profile, spec.run_id, on_broken="recompute" if run_missing else "raise")
+    """The record of ``spec`` (:func:`sentemb.runs.recorded.recorded`); without one, the spec is run and its record
+    written, or (``run_missing=False``) :class:`NotRun`."""
+    record = recorded(spec, run_missing)
     if record is not None:
-        if record.get("spec") != spec.as_dict():
-            raise SentembError(f"run record {store.record_path(spec.profile, spec.run_id)} does not hold the spec of "
-                               f"run {spec.run_id} as this code computes it (stale, or edited by hand).\n"
-                               "  Fix: delete it to run the spec again.")
-        events.note("loaded", spec.run_id)
         return record
     if not run_missing:
         raise NotRun(f"run {spec.run_id} ({spec.profile}) has no record and running was disabled")

@@ -46,10 +46,15 @@ def _start_worker(threads: int) -> None:
 def record_or_error(spec: RunSpec, run_missing: bool, progress: bool = False) -> tuple[dict | None, str | None]:
     """(the run's record, None), or (None, the message of the SentembError that stopped it): one failed run does not
     stop the others (a bug still raises). ``sentemb run`` reports either, one at a time or side by side."""
-    from sentemb.runs.execute import ensure
+    from sentemb.runs.recorded import recorded
 
     try:
-        return ensure(spec, run_missing=run_missing, progress=progress), None
+        record = recorded(spec, run_missing)
+        if record is None:  # the training and evaluation code is imported only when a run needs it
+            from sentemb.runs.execute import ensure
+
+            record = ensure(spec, run_missing=run_missing, progress=progress)
+        return record, None
     except SentembError as exc:
         return None, str(exc)
 
