@@ -46,11 +46,17 @@ def run_all(env: dict, jobs: int = 1) -> tuple[float, str]:
     progress, and a failure keeps its log) and the closing table is parsed from a copy of stdout."""
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as copy:
+        # its own process group: when this benchmark is stopped, run_all.sh and every process it started stop too
         proc = subprocess.Popen(["./run_all.sh", "--jobs", str(jobs)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                text=True)
-        for line in proc.stdout:
-            sys.stderr.write(line)
-            copy.write(line)
+                                text=True, start_new_session=True)
+        try:
+            for line in proc.stdout:
+                sys.stderr.write(line)
+                copy.write(line)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait()
         if proc.wait() != 0:
             raise SystemExit(f"./run_all.sh failed (exit {proc.returncode}); its output is above")
         copy.seek(0)

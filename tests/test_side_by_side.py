@@ -113,3 +113,66 @@ def test_a_lost_checkpoint_is_trained_again_with_the_threads_its_record_names(mo
         assert seen == [1] and torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+class _SleepingWork:
+    """Picklable: a worker that writes its pid, then 'trains' for two minutes."""
+
+    def __init__(self, log: str) -> None:
+        self.log = log
+
+    def __call__(self, spec: dict, run_missing: bool):
+        import os
+
+        with open(self.log, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        time.sleep(120)
+        return {"run_id": RunSpec.from_dict(spec).run_id}, None
+
+
+def _gone(pid: int) -> bool:
+    """The process has exited (a zombie waiting to be reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return any(line.split()[1] in ("Z", "X") for line in status if line.startswith("State:"))
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to see whether the workers still run")
+def test_a_pass_stopped_with_sigterm_stops_its_workers(tmp_path):
+    """`kill` of `sentemb run --jobs 2` used to leave both workers training on, orphaned, for hours."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    log = tmp_path / "pids"
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+import test_side_by_side as t
+from sentemb.runs import side_by_side
+side_by_side._ensure = t._SleepingWork({str(log)!r})
+side_by_side.run_pass([("a", t._spec(1)), ("b", t._spec(2))], jobs=2, threads=1, run_missing=True,
+                      report=lambda *args: None)
+"""
+    errors = tmp_path / "stderr"  # a file, not a pipe: orphaned workers would hold a pipe open
+    parent = subprocess.Popen([sys.executable, "-c", script], stderr=errors.open("w"))
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and (not log.is_file() or len(log.read_text().split()) < 2):
+            time.sleep(0.2)
+        workers = [int(pid) for pid in log.read_text().split()]
+        assert len(workers) == 2 and not any(_gone(pid) for pid in workers)
+        parent.send_signal(signal.SIGTERM)
+        assert parent.wait(timeout=60) != 0 and "stopped by signal" in errors.read_text()
+        deadline = time.time() + 30
+        while time.time() < deadline and not all(_gone(pid) for pid in workers):
+            time.sleep(0.2)
+        assert all(_gone(pid) for pid in workers)
+    finally:
+        parent.kill()
+        for pid in [int(p) for p in log.read_text().split()] if log.is_file() else []:
+            if not _gone(pid):
+                os.kill(pid, signal.SIGKILL)

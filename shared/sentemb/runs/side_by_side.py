@@ -26,7 +26,10 @@ it had.
 from __future__ import annotations
 
 import multiprocessing
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Callable
 
@@ -76,7 +79,7 @@ def run_pass(todo: list[tuple[str, RunSpec]], jobs: int, threads: int, run_missi
     running: dict[Future, tuple[str, RunSpec, float]] = {}
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(threads,)) as pool:
+                             initargs=(threads,)) as pool, _workers_stop_with_this_process(pool):
         while pending or running:
             ready = [(name, spec) for name, spec in pending if not _waits(spec, unfinished)]
             if not ready and not running:  # runs waiting on each other (a cycle): the first starts, as it would
@@ -90,3 +93,37 @@ def run_pass(todo: list[tuple[str, RunSpec]], jobs: int, threads: int, run_missi
                 record, error = future.result()
                 unfinished.discard(spec.run_id)
                 report(name, spec, record, error, time.perf_counter() - started)
+
+
+@contextmanager
+def _workers_stop_with_this_process(pool: ProcessPoolExecutor):
+    """When this process is stopped (Ctrl-C, or ``kill``: SIGTERM is turned into SystemExit for the pass), its
+    workers stop too instead of training on as orphans; a run stopped halfway resumes from its last saved state next
+    time, and the records already written stay. Leaving the pool normally waits for its workers, as before."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        yield
+    except BaseException:
+        _terminate_workers(pool)
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_sigterm(signum, frame):
+    raise SystemExit(f"stopped by signal {signum}")
+
+
+def _terminate_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGTERM to every worker of ``pool``. ProcessPoolExecutor has a public way only from Python 3.14
+    (``terminate_workers``); before it, its process table (``_processes``) is the only handle on the workers."""
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        if process.is_alive():
+            process.terminate()
