@@ -18,9 +18,11 @@ sums, so the numbers can move in float rounding: SimCSE's small unsup. run (seed
 committed record's STS-B dev Spearman to the last bit and a 7-task average 0.0002 points higher (the committed one
 was made with two threads); on the smoke profile, where the tiny random BERT's dev cosines are nearly all tied,
 such rounding reorders ties and moves a dev score by up to 2 points (88.81 and 90.90 with one thread, 89.07 and
-89.49 with two). ``--jobs`` is not the default until a whole from-scratch run with it has been compared with the
-committed records (``benchmarks/compare_record_stores.py``); each record's ``provenance.torch_threads`` says what
-it had.
+89.49 with two). Each record's ``provenance.torch_threads`` says what it had. ``--jobs`` is not the default: SimCSE's
+and SimCSE++'s small profiles run from scratch with ``--jobs 2`` (2026-11-27) gave the committed records' STS-B dev
+scores to the last bit (``benchmarks/compare_record_stores.py``), but each run side by side took 1.5-1.6x its
+one-at-a-time wall, a pass with an odd number of runs ends on one thread beside an idle core, and the whole stayed
+over the 3-hour budget (README).
 """
 
 from __future__ import annotations
