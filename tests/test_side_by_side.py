@@ -1,6 +1,7 @@
 """``sentemb run --jobs N``: the runs of a pass side by side in fresh processes (sentemb.runs.side_by_side)."""
 
 import json
+import signal
 import time
 from pathlib import Path
 
@@ -36,8 +37,10 @@ def test_a_pass_runs_side_by_side_and_a_dependent_run_waits_for_its_init_runs(tm
     todo = [("dependent", dependent), ("a", first), ("b", second), ("c", failing)]
     reports = []
     monkeypatch.setattr(side_by_side, "_ensure", _BoundWork(str(log)))
+    handler = signal.getsignal(signal.SIGTERM)
     side_by_side.run_pass(todo, jobs=2, threads=1, run_missing=True,
                           report=lambda name, spec, record, error, seconds: reports.append((name, record, error)))
+    assert signal.getsignal(signal.SIGTERM) is handler  # the pass's own SIGTERM handler is gone with it
     ran = {r["run_id"]: r for r in map(json.loads, log.read_text().splitlines())}
     assert set(ran) == {s.run_id for _, s in todo} and {r["threads"] for r in ran.values()} == {1}
     assert ran[dependent.run_id]["start"] >= max(ran[first.run_id]["end"], ran[second.run_id]["end"])  # their records
@@ -143,7 +146,6 @@ def _gone(pid: int) -> bool:
 def test_a_pass_stopped_with_sigterm_stops_its_workers(tmp_path):
     """`kill` of `sentemb run --jobs 2` used to leave both workers training on, orphaned, for hours."""
     import os
-    import signal
     import subprocess
     import sys
 

@@ -102,17 +102,16 @@ def _workers_stop_with_this_process(pool: ProcessPoolExecutor):
     """When this process is stopped (Ctrl-C, or ``kill``: SIGTERM is turned into SystemExit for the pass), its
     workers stop too instead of training on as orphans; a run stopped halfway resumes from its last saved state next
     time, and the records already written stay. Leaving the pool normally waits for its workers, as before."""
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    handles_signals = threading.current_thread() is threading.main_thread()  # Python sets handlers there only
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if handles_signals else None
     try:
         yield
     except BaseException:
         _terminate_workers(pool)
         raise
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        if handles_signals:  # None: a handler not set from Python, i.e. the default
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 def _exit_on_sigterm(signum, frame):
