@@ -36,6 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Callable
 
 from sentemb.errors import SentembError
+from sentemb.runs.recorded import recorded
 from sentemb.spec import RunSpec
 
 # (name, spec, record or None, error message or None, seconds this call took)
@@ -51,8 +52,6 @@ def _start_worker(threads: int) -> None:
 def record_or_error(spec: RunSpec, run_missing: bool, progress: bool = False) -> tuple[dict | None, str | None]:
     """(the run's record, None), or (None, the message of the SentembError that stopped it): one failed run does not
     stop the others (a bug still raises). ``sentemb run`` reports either, one at a time or side by side."""
-    from sentemb.runs.recorded import recorded
-
     try:
         record = recorded(spec, run_missing)
         if record is None:  # the training and evaluation code is imported only when a run needs it
