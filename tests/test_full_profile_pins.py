@@ -79,6 +79,20 @@ def test_hub_ids_load_at_their_pinned_revision(hub_calls, name):
         assert kwargs.get("revision") == backbone.HUB_REVISIONS[name]
 
 
+@pytest.mark.parametrize("name", sorted(backbone.HUB_REVISIONS))
+def test_a_tokenizer_alone_loads_at_the_pinned_revision_without_weights(hub_calls, name):
+    backbone.load_tokenizer(name)
+    assert hub_calls == [("tokenizer", name, {"revision": backbone.HUB_REVISIONS[name]})]
+
+
+def test_a_tokenizer_of_a_missing_directory_or_unpinned_id_says_so(hub_calls):
+    with pytest.raises(ConfigError, match="does not exist"):
+        backbone.load_tokenizer("./no/such/model")
+    with pytest.warns(UserWarning, match="no pinned revision"):
+        backbone.load_tokenizer("some-org/some-model")
+    assert hub_calls == [("tokenizer", "some-org/some-model", {})]
+
+
 def test_bert_base_uncased_is_pinned_not_main(hub_calls):
     backbone.load_backbone("bert-base-uncased")
     assert {kwargs["revision"] for _, _, kwargs in hub_calls} == {"86b5e0934494bd15c9632b12f734a8a67f723594"}
@@ -164,3 +178,25 @@ def test_fetch_still_prints_the_hash_of_a_file_whose_sha256_is_unknown(tmp_path,
     monkeypatch.setitem(registry.SOURCES, "wiki1m_for_simcse.txt", source.as_uri())
     download.fetch("wiki1m_for_simcse")
     assert files.sha256_of(source) in capsys.readouterr().out
+
+
+def test_a_failed_hub_load_is_a_config_error_naming_the_fix(monkeypatch):
+    def offline(source, **kwargs):
+        raise OSError("we could not connect to huggingface.co")
+    fake = SimpleNamespace(AutoConfig=SimpleNamespace(from_pretrained=offline),
+                           AutoTokenizer=SimpleNamespace(from_pretrained=offline))
+    monkeypatch.setattr(backbone, "_transformers", lambda: fake)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for load in (backbone.load_backbone, backbone.load_tokenizer):
+        with pytest.raises(ConfigError, match=r"(?s)could not load backbone 'bert-base-uncased' .* at revision 86b5e09.*"
+                                              r"HF_HUB_OFFLINE=1 is set.*Fix: pass a local model directory"):
+            load("bert-base-uncased")
+
+
+def test_the_tokenizer_alone_is_the_backbones_tokenizer():
+    """On the real offline MiniLM and on the tiny random BERT: the same word pieces as load_backbone's tokenizer."""
+    text = ["A man is playing a guitar.", "Tokenisers split unfamiliar words: floccinaucinihilipilification."]
+    for name in (backbone.MINILM, backbone.TINY_RANDOM_BERT):
+        alone = backbone.load_tokenizer(name)
+        with_model, _ = backbone.load_backbone(name)
+        assert alone(text)["input_ids"] == with_model(text)["input_ids"]

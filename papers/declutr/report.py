@@ -203,11 +203,11 @@ def tableS2(profile: str, records: dict[str, list[dict]], n_documents: int = 2, 
     ``n_documents`` documents, anchor 1 with one positive of each view (overlapping-or-any, adjacent, subsumed), the
     same document's anchor 2 (a hard negative) and another document's anchor (an easy negative). Word pieces are
     decoded back to text and cut at 64 words, as the paper's table."""
-    from sentemb.models.backbone import load_backbone
+    from sentemb.models.backbone import load_tokenizer
 
     spec = records["declutr"][0]["spec"] if records.get("declutr") else grid(profile)["declutr"][0].as_dict()
     params = spec["objective_params"]
-    tokenizer, _ = load_backbone(spec["backbone"])
+    tokenizer = load_tokenizer(spec["backbone"])
     documents = load_documents("synthetic" if spec["synthetic_data"] else spec["train_data"])
     kept = long_enough(tokenise(documents, tokenizer), 2 * 2 * params["max_span_len"])
     rng = random.Random(seed)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
@@ -148,26 +149,56 @@ def _tiny_random_bert(seed: int, dropout: float | None) -> tuple[object, "transf
     return tokenizer, model
 
 
+def _hub_kwargs(name: str, revision: str | None) -> dict[str, str]:
+    """``from_pretrained`` keyword arguments for ``name``: its revision when it is a pinned (or given) hub id; a hub
+    id with no pin loads the hub's ``main`` with a warning."""
+    pinned = backbone_revision(name, revision)
+    if _kind(name) != "hub":
+        return {}
+    if pinned != UNPINNED:
+        return {"revision": pinned}
+    warnings.warn(f"hub backbone {name!r} has no pinned revision: loading the hub's moving 'main'. "
+                  f"Pass revision=<commit> or add it to HUB_REVISIONS in {__name__}.", stacklevel=3)
+    return {}
+
+
+@contextmanager
+def _loading(name: str, source: str, kwargs: dict[str, str]):
+    """Turns the OSError of a failed load into a ConfigError that says what to pass instead."""
+    try:
+        yield
+    except OSError as exc:
+        hint = " (HF_HUB_OFFLINE=1 is set)" if os.environ.get("HF_HUB_OFFLINE") == "1" else ""
+        at = f" at revision {kwargs['revision']}" if kwargs else ""
+        raise ConfigError(
+            f"could not load backbone {name!r} from {source}{at}{hint}: {exc}\n  Fix: pass a local model "
+            f"directory, or use the small profile's offline backbone {MINILM!r}; hub ids need network access."
+        ) from exc
+
+
+def load_tokenizer(name: str, revision: str | None = None):
+    """The tokenizer of backbone ``name`` alone, as :func:`load_backbone` loads it, without the weights (a report that
+    only tokenises, e.g. DeCLUTR's Table S2, need not load a model)."""
+    kwargs = _hub_kwargs(name, revision)
+    if name == TINY_RANDOM_BERT:
+        return _transformers().AutoTokenizer.from_pretrained(minilm_dir())
+    source = resolve_backbone(name)
+    with _loading(name, source, kwargs):
+        return _transformers().AutoTokenizer.from_pretrained(source, **kwargs)
+
+
 def load_backbone(name: str, dropout: float | None = None, seed: int = 0, revision: str | None = None):
     """(tokenizer, model). ``dropout`` overrides both hidden and attention dropout (SimCSE Table 3).
 
     Hub ids load at ``revision``, by default their pinned commit (:func:`backbone_revision`); a hub id
     with no pin loads the hub's ``main`` with a warning. ``revision`` is refused for other names.
     """
-    pinned = backbone_revision(name, revision)
+    kwargs = _hub_kwargs(name, revision)
     if name == TINY_RANDOM_BERT:
         return _tiny_random_bert(seed, dropout)
     source = resolve_backbone(name)
-    hub = _kind(name) == "hub"
-    kwargs: dict[str, str] = {}
-    if hub and pinned != UNPINNED:
-        kwargs["revision"] = pinned
-    elif hub:
-        warnings.warn(f"hub backbone {name!r} has no pinned revision: loading the hub's moving 'main'. "
-                      f"Pass revision=<commit> or add it to HUB_REVISIONS in {__name__}.", stacklevel=2)
-    offline = os.environ.get("HF_HUB_OFFLINE") == "1"
     transformers = _transformers()
-    try:
+    with _loading(name, source, kwargs):
         config = transformers.AutoConfig.from_pretrained(source, **kwargs)
         if dropout is not None:
             for key in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
@@ -175,11 +206,4 @@ def load_backbone(name: str, dropout: float | None = None, seed: int = 0, revisi
                     setattr(config, key, dropout)
         tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
         model = transformers.AutoModel.from_pretrained(source, config=config, **kwargs)
-    except OSError as exc:
-        hint = " (HF_HUB_OFFLINE=1 is set)" if offline else ""
-        at = f" at revision {kwargs['revision']}" if kwargs else ""
-        raise ConfigError(
-            f"could not load backbone {name!r} from {source}{at}{hint}: {exc}\n  Fix: pass a local model "
-            f"directory, or use the small profile's offline backbone {MINILM!r}; hub ids need network access."
-        ) from exc
     return tokenizer, model
