@@ -135,7 +135,7 @@ def _transformers():
 
 def _tiny_random_bert(seed: int, dropout: float | None) -> tuple[object, "transformers.BertModel"]:
     transformers = _transformers()
-    tokenizer = transformers.AutoTokenizer.from_pretrained(minilm_dir())
+    tokenizer = load_tokenizer(TINY_RANDOM_BERT)
     config = transformers.BertConfig(
         vocab_size=tokenizer.vocab_size, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
         intermediate_size=128, max_position_embeddings=512,
@@ -180,9 +180,7 @@ def load_tokenizer(name: str, revision: str | None = None):
     """The tokenizer of backbone ``name`` alone, as :func:`load_backbone` loads it, without the weights (a report that
     only tokenises, e.g. DeCLUTR's Table S2, need not load a model)."""
     kwargs = _hub_kwargs(name, revision)
-    if name == TINY_RANDOM_BERT:
-        return _transformers().AutoTokenizer.from_pretrained(minilm_dir())
-    source = resolve_backbone(name)
+    source = str(minilm_dir()) if name == TINY_RANDOM_BERT else resolve_backbone(name)  # the tiny BERT: MiniLM's
     with _loading(name, source, kwargs):
         return _transformers().AutoTokenizer.from_pretrained(source, **kwargs)
 
