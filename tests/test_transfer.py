@@ -39,6 +39,27 @@ def test_folds_and_results_are_deterministic():
     assert transfer.cross_validation(noisy, y, 3, FAST) == transfer.cross_validation(noisy, y, 3, FAST)
 
 
+def test_tasks_fitted_in_worker_processes_give_the_results_of_one_process(monkeypatch):
+    """score() fits tasks side by side in spawned processes when they are large; each classifier is seeded and
+    single-threaded, so every number must equal the one-process result (a cv, a kfold pair task and a split task)."""
+    from sentemb.data.transfer import TransferTask
+
+    rng = np.random.RandomState(3)
+    words = [f"w{i}" for i in range(120)]
+    lookup = {w: rng.randn(6).astype(np.float32) for w in words}
+    y = np.arange(120) % 2
+    tasks = [TransferTask("CV", "cv", 2, {"all": Split(tuple(words), y)}),
+             TransferTask("PAIRS", "kfold", 2, {"train": Split(tuple(words[:90]), y[:90], tuple(words[30:])),
+                                                "test": Split(tuple(words[90:]), y[90:], tuple(words[:30]))}),
+             TransferTask("SPLIT", "split", 2, {"train": Split(tuple(words[:80]), y[:80]),
+                                                "dev": Split(tuple(words[80:100]), y[80:100]),
+                                                "test": Split(tuple(words[100:]), y[100:])})]
+    one = transfer.score(tasks, lookup, FAST, workers=1)
+    monkeypatch.setattr(transfer, "MIN_EXAMPLES_FOR_WORKERS", 0)
+    assert transfer.score(tasks, lookup, FAST, workers=2) == one
+    assert list(one["tasks"]) == ["CV", "PAIRS", "SPLIT"] and one["tasks"]["PAIRS"]["f1"] >= 0
+
+
 def test_simcse_parameter_sets():
     assert (PARAMS["test"].kfold, PARAMS["test"].optim, PARAMS["test"].batch_size) == (10, "adam", 64)
     assert (PARAMS["fasttest"].kfold, PARAMS["fasttest"].optim, PARAMS["fasttest"].tenacity) == (5, "rmsprop", 3)

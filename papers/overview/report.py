@@ -41,17 +41,24 @@ def output_dirs(profile: str):
     return settings.paper_output_dirs(PAPER, profile)
 
 
-def collect(profile: str, run_missing: bool = True, progress: bool = True) -> dict[str, list[dict]]:
-    """Method -> its records, one per seed (every one is a paper's run; with ``run_missing`` a missing one is trained)."""
-    return collect_records(lambda p, extended=True: ex.grid(p), profile, run_missing, progress=progress)
+def collect(profile: str, run_missing: bool = True, extended: bool = False, progress: bool = True) -> dict[str, list[dict]]:
+    """Method -> its records, one per seed (every one is a paper's run). With ``run_missing`` a missing one is trained
+    if its method is in ``ex.grid(profile, extended=extended)``; a method outside it (TNCSE's wiki-only row without
+    ``--extended``) is only read, and left out where it has no records."""
+    return collect_records(ex.grid, profile, run_missing, extended=extended, progress=progress)
+
+
+def methods_not_run(records: dict[str, list[dict]]) -> list[str]:
+    """The methods of the grid with no record (a row outside its paper's small-profile budget, from scratch)."""
+    return [method for method, runs in records.items() if not runs]
 
 
 # -- the comparison on STS --------------------------------------------------------------------------------------------
 
 def sts_records(records: dict[str, list[dict]], run_missing: bool = True) -> dict[str, list[dict]]:
     """Method -> one record per seed holding the 7 STS tasks: the run's own, or (a run that scored STS-B dev only)
-    its derived 7-task record in a run's shape (:func:`papers.overview.analyses.sts7`); a seed without either is
-    left out."""
+    its derived 7-task record in a run's shape (:func:`papers.overview.analyses.sts7`; computed when missing only
+    with ``run_missing``); a seed without either is left out."""
     out = {}
     for method, runs in records.items():
         out[method] = []
@@ -128,13 +135,14 @@ def pairwise_of(values: dict[str, list[float]], evaluation: str, aggregation: st
 def derived(records: dict[str, list[dict]], run_missing: bool = True,
             extended: bool = False) -> dict[str, dict[str, list[dict]]]:
     """{"sts": :func:`sts_records`, "transfer": method -> derived records, "mteb": method -> derived records}. A seed
-    without its transfer or MTEB record is left out unless ``run_missing`` and ``extended`` (then it is computed:
-    about 5 min (transfer) and 11 min (MTEB) per model on 2 idle cores, plus 4-6 min to train again a run whose
-    checkpoint this machine lacks)."""
+    without its 7-task STS, transfer or MTEB record is left out unless ``run_missing`` and ``extended`` (then it is
+    computed: about 1 min (STS, for the runs that end with STS-B dev only: Barlow Twins, VICReg), 5 min (transfer)
+    and 11 min (MTEB) per model on 2 idle cores, plus 4-6 min to train again a run whose checkpoint this machine
+    lacks). So without ``--extended`` the overview computes nothing of its own and reads the committed records."""
     from papers.noncontrastive.analyses import mteb_and_geometry
     from papers.simcse.analyses import transfer
 
-    out = {"sts": sts_records(records, run_missing), "transfer": {}, "mteb": {}}
+    out = {"sts": sts_records(records, run_missing and extended), "transfer": {}, "mteb": {}}
     for method, runs in records.items():
         for kind, compute in (("transfer", transfer), ("mteb", mteb_and_geometry)):
             out[kind][method] = derived_of_each(runs, compute, run_missing and extended)

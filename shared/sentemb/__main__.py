@@ -1,3 +1,4 @@
 from sentemb.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # worker processes (spawn) import this module again and must not run the command line
+    raise SystemExit(main())

@@ -13,13 +13,19 @@ Validation schemes (``senteval/tools/validation.py``), each over the weight-deca
 
 Pair tasks (MRPC, SICK-E) use the features [|u - v|, u * v] in that order. Every number is a percentage with two
 decimals, as SentEval reports it; SimCSE's tables print ``acc``.
+
+Tasks are independent and each classifier is seeded and trained on one thread, so :func:`score` fits large task sets
+in one single-threaded process per core, side by side (a task's result does not depend on the process it ran in).
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
+import torch
 from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 
@@ -27,6 +33,9 @@ from sentemb.data.transfer import TRANSFER_TASKS, TransferTask, load_transfer_ta
 from sentemb.evaluate.senteval_classifier import PARAMS, ClassifierParams, LogisticRegression
 
 WEIGHT_DECAYS = (1e-5, 1e-4, 1e-3, 1e-2)
+#: Below this many examples over all tasks the classifiers take about as long as starting worker processes
+#: (~3 s each: torch and scikit-learn imported again), so :func:`score` stays in one process.
+MIN_EXAMPLES_FOR_WORKERS = 20_000
 PROTOCOL = "senteval: logistic regression on frozen embeddings, weight decay grid 1e-5..1e-2"
 
 
@@ -88,18 +97,28 @@ def train_dev_test(x, y, x_dev, y_dev, x_test, y_test, nclasses, params: Classif
             "weight_decay": WEIGHT_DECAYS[best], "ndev": len(x_dev), "ntest": len(x_test)}
 
 
-def evaluate_task(task: TransferTask, lookup: Mapping[str, np.ndarray], params: ClassifierParams) -> dict:
-    feats = {name: (features(split, lookup), split.labels) for name, split in task.splits.items()}
-    if task.scheme == "cv":
-        result = cross_validation(*feats["all"], task.nclasses, params)
-    elif task.scheme == "kfold":
-        result = kfold_then_test(*feats["train"], *feats["test"], task.nclasses, params)
+def task_features(task: TransferTask, lookup: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Split name -> (features, labels) of ``task``."""
+    return {name: (features(split, lookup), split.labels) for name, split in task.splits.items()}
+
+
+def evaluate_features(name: str, scheme: str, nclasses: int, feats: Mapping[str, tuple[np.ndarray, np.ndarray]],
+                      params: ClassifierParams) -> dict:
+    """One task's result from its features (:func:`task_features`) under its validation scheme."""
+    if scheme == "cv":
+        result = cross_validation(*feats["all"], nclasses, params)
+    elif scheme == "kfold":
+        result = kfold_then_test(*feats["train"], *feats["test"], nclasses, params)
         prediction = result.pop("_prediction")
-        if task.nclasses == 2:
+        if nclasses == 2:
             result["f1"] = round(100 * float(f1_score(feats["test"][1], prediction)), 2)
     else:
-        result = train_dev_test(*feats["train"], *feats["dev"], *feats["test"], task.nclasses, params)
-    return {"task": task.name, "scheme": task.scheme, **result, "params": params.as_dict()}
+        result = train_dev_test(*feats["train"], *feats["dev"], *feats["test"], nclasses, params)
+    return {"task": name, "scheme": scheme, **result, "params": params.as_dict()}
+
+
+def evaluate_task(task: TransferTask, lookup: Mapping[str, np.ndarray], params: ClassifierParams) -> dict:
+    return evaluate_features(task.name, task.scheme, task.nclasses, task_features(task, lookup), params)
 
 
 def needed_sentences(tasks: Sequence[TransferTask]) -> list[str]:
@@ -119,8 +138,34 @@ def run_transfer(encode: Callable[[list[str]], np.ndarray], tasks: Sequence[str]
     return score(loaded, lookup, params)
 
 
-def score(tasks: Sequence[TransferTask], lookup: Mapping[str, np.ndarray], params: ClassifierParams) -> dict:
-    results = {t.name: evaluate_task(t, lookup, params) for t in tasks}
+def _n_examples(task: TransferTask) -> int:
+    return sum(len(split.labels) for split in task.splits.values())
+
+
+def _fits_per_example(task: TransferTask, params: ClassifierParams) -> int:
+    """About how many times a task's classifiers see each example: the order in which :func:`score` hands tasks to
+    workers (longest first), so that the last to finish ends about when the others do."""
+    k, grid = params.kfold, len(WEIGHT_DECAYS)
+    return {"cv": k * (grid * k + 1), "kfold": grid * k + 1}.get(task.scheme, grid + 1)
+
+
+def score(tasks: Sequence[TransferTask], lookup: Mapping[str, np.ndarray], params: ClassifierParams,
+          workers: int | None = None) -> dict:
+    """Every task's result and the summary (SimCSE's 7-task average). ``workers`` (default: torch's thread count)
+    processes fit the tasks side by side, longest first, when there are at least ``MIN_EXAMPLES_FOR_WORKERS``
+    examples; the results are the same as in one process."""
+    workers = torch.get_num_threads() if workers is None else workers
+    workers = min(workers, len(tasks))
+    if workers > 1 and sum(_n_examples(t) for t in tasks) >= MIN_EXAMPLES_FOR_WORKERS:
+        # spawn, not fork: a forked child of a process whose OpenMP pool has run can hang in its first parallel op
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            futures = {t.name: pool.submit(evaluate_features, t.name, t.scheme, t.nclasses, task_features(t, lookup),
+                                           params)
+                       for t in sorted(tasks, key=lambda t: _n_examples(t) * _fits_per_example(t, params),
+                                       reverse=True)}
+            results = {t.name: futures[t.name].result() for t in tasks}
+    else:
+        results = {t.name: evaluate_task(t, lookup, params) for t in tasks}
     summary = {name: r["acc"] for name, r in results.items()}
     simcse = [summary[t] for t in TRANSFER_TASKS if t in summary]
     if simcse and len(simcse) == len(TRANSFER_TASKS):
