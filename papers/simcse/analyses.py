@@ -109,7 +109,8 @@ def whitened_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -
     """STS-B geometry (the run's analysis splits) of the run's embeddings whitened on a sample of ``nli_corpus``:
     the same shape as a run record's ``analysis``."""
     def compute(encoder, spec: RunSpec) -> dict:
-        fit = encoder.encode(fit_sample(load_rows("sentences", nli_corpus)), batch_size=ENCODE_BATCH, precision="fp32")
+        fit = fit_embeddings(encoder, fit_sample(load_rows("sentences", nli_corpus)),
+                             {"run_id": spec.run_id, "precision": "fp32"})  # the sample its whitening record encoded
         return _stsb_geometry(encoder, spec, Whitening.fit(fit).transform)
 
     return ensure_derived(record, "whitened_geometry", {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT},
