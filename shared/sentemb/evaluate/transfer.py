@@ -143,8 +143,8 @@ def _n_examples(task: TransferTask) -> int:
 
 
 def _fits_per_example(task: TransferTask, params: ClassifierParams) -> int:
-    """About how many times a task's classifiers see each example: the order in which :func:`score` hands tasks to
-    workers (longest first), so that the last to finish ends about when the others do."""
+    """About how many passes a task's classifiers make over each example: with the example count, the cost by which
+    :func:`score` hands tasks to workers longest first, so that the workers finish at about the same time."""
     k, grid = params.kfold, len(WEIGHT_DECAYS)
     return {"cv": k * (grid * k + 1), "kfold": grid * k + 1}.get(task.scheme, grid + 1)
 
