@@ -9,8 +9,6 @@ papers run_all.sh runs up to it (a later paper reads the runs of an earlier one,
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
 import os
 import shutil
@@ -21,6 +19,7 @@ import pytest
 
 from sentemb import settings
 from sentemb.runs.fixed_point import run_to_fixed_point
+from sentemb.runs.paper_grid import paper_grid
 
 COMMITTED = settings.REPO_ROOT / "results" / "runs" / "small"
 # run_all.sh's papers, in its order
@@ -33,15 +32,12 @@ def fill_with_core_runs(store, papers) -> set[str]:
     trials and headline rows from the records there, the overview's from the papers' grids); return their run ids."""
     ids: set[str] = set()
     for paper in papers:
-        grid = importlib.import_module(f"papers.{paper}.experiments").grid
-        core = {"extended": False} if "extended" in inspect.signature(grid).parameters else {}
-
         def load(name, spec, paper=paper):
             path = COMMITTED / f"{spec.run_id}.json"
             assert path.is_file(), f"{paper}: core run {name} ({spec.run_id}) has no committed record"
             shutil.copy(path, store)
 
-        ids |= run_to_fixed_point(lambda grid=grid, core=core: grid("small", **core), load)
+        ids |= run_to_fixed_point(lambda paper=paper: paper_grid(paper, "small", extended=False), load)
     return ids
 
 

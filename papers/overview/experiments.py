@@ -16,9 +16,7 @@ from documents); every other method on the same Wikipedia sentences. Learning ra
 
 from __future__ import annotations
 
-import importlib
-import inspect
-
+from sentemb.runs.paper_grid import paper_grid
 from sentemb.spec import RunSpec
 
 # method label -> (paper, the paper's grid row)
@@ -36,11 +34,6 @@ METHODS = {
 UNSUPERVISED_SENTENCES = ("SimCSE unsup.", "SimCSE++", "TNCSE", "Barlow Twins (dropout)", "VICReg (dropout)")
 
 
-def _paper_grid(paper: str, profile: str, extended: bool = True) -> dict:
-    grid_of = importlib.import_module(f"papers.{paper}.experiments").grid
-    return grid_of(profile, extended=extended) if "extended" in inspect.signature(grid_of).parameters else grid_of(profile)
-
-
 def grid(profile: str, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
     """Each method's specs on ``profile`` (one per seed), as its paper's grid has them; a method whose row is not in
     its paper's grid on this profile (the smoke profile runs a few rows per paper) is left out (:func:`absent`).
@@ -50,7 +43,7 @@ def grid(profile: str, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
     unsupervised methods, where TNCSE's core row adds SICK-R's test sentences), which TNCSE keeps outside its
     small-profile budget, so from scratch the overview does not train it either (about 20 min for 3 seeds); its
     committed records are read either way (:func:`papers.overview.report.collect`)."""
-    grids = {paper: _paper_grid(paper, profile, extended) for paper in dict.fromkeys(p for p, _ in METHODS.values())}
+    grids = {paper: paper_grid(paper, profile, extended) for paper in dict.fromkeys(p for p, _ in METHODS.values())}
     return {method: tuple(grids[paper][row]) for method, (paper, row) in METHODS.items() if row in grids[paper]}
 
 

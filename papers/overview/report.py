@@ -237,19 +237,16 @@ def compute_per_method(records: dict[str, list[dict]]) -> pd.DataFrame:
 def compute_per_paper(profile: str) -> pd.DataFrame:
     """Per paper: every record its grid names, the rows behind ``--extended`` included (a run several papers share
     counts in each), and the derived records of those runs (whichever paper's analysis made them)."""
-    import importlib
-    import inspect
     import json
 
     from sentemb.runs import store
+    from sentemb.runs.paper_grid import paper_grid
 
     folder = settings.results_root() / "runs" / profile / "derived"
     derived_records = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
     rows = []
     for paper in archive_coverage.PAPERS:
-        grid = importlib.import_module(f"papers.{paper}.experiments").grid
-        every_row = {"extended": True} if "extended" in inspect.signature(grid).parameters else {}
-        specs = {s.run_id for group in grid(profile, **every_row).values() for s in group}
+        specs = {s.run_id for group in paper_grid(paper, profile).values() for s in group}
         runs = [r for r in (store.load(profile, i) for i in sorted(specs)) if r is not None]
         analyses = [d for d in derived_records if d["run_id"] in specs]
         rows.append({"paper": paper, **_compute_row(runs), "derived_records": len(analyses),

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import inspect
 import itertools
 import json
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
+from sentemb.runs.paper_grid import paper_grid
 
 PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr")
 RUNNABLE = PAPERS + ("overview",)  # the overview: coverage, claims and the methods compared (papers/overview)
@@ -108,10 +108,6 @@ def _paper_module(paper: str, part: str):
     return importlib.import_module(f"papers.{paper}.{part}")
 
 
-def _has_extended_rows(paper: str) -> bool:
-    return "extended" in inspect.signature(_paper_module(paper, "experiments").grid).parameters
-
-
 def _notebook_takes_extended(paper: str) -> bool:
     """Whether the paper's notebook has an ``extended`` parameter (rows, or evaluations, outside the budget)."""
     import papermill
@@ -124,8 +120,8 @@ def _notebook_takes_extended(paper: str) -> bool:
 def _grid(paper: str, profile: str, extended: bool) -> dict:
     """A paper's grid on a profile; ``extended`` adds the rows a paper keeps outside its small-profile budget
     (a paper without such rows runs every row anyway)."""
-    grid = _paper_module(paper, "experiments").grid
-    return grid(profile, extended=extended) if _has_extended_rows(paper) else grid(profile)
+    _paper_module(paper, "experiments")  # an unknown paper is a clear error
+    return paper_grid(paper, profile, extended)
 
 
 def cmd_run(args) -> int:
