@@ -73,7 +73,7 @@ def test_greater_clear_win_holds():
     assert verdict.p_value == pytest.approx(hand_welch_p(WIN, BASE)[2], rel=1e-12)
     assert verdict.p_value == pytest.approx(7.7763e-06, rel=1e-4)
     assert verdict.effect == pytest.approx(3.1)
-    assert (verdict.n, verdict.test) == ("3 vs 3", "Welch one-sided")
+    assert (verdict.n, verdict.test) == ("3 vs 3", "Welch one-sided (independent: no run records)")
     assert verdict.detail == "83.23 > 80.13 + 0 (diff +3.1): p=7.78e-06 for, p=1 against"
 
 
@@ -116,16 +116,20 @@ def test_empty_values_count_as_one_seed():
     (4.0, "fails", 9.7784e-4),
     (5.0, "fails", 5.4138e-5),
 ])
-def test_greater_honours_the_margin(margin, status, p):
+def test_greater_margin_is_the_size_verdict(margin, status, p):
     verdict = greater(WIN, BASE, margin=margin)
-    assert verdict.status == status
-    assert verdict.p_value == pytest.approx(p, rel=1e-4)
-    assert verdict.effect == pytest.approx(3.1 - margin)
+    assert verdict.status == verdict.direction_status == "holds"  # the direction: margin 0
+    assert verdict.effect == pytest.approx(3.1)
+    assert verdict.size_status == status and verdict.size_target == margin
+    assert verdict.size_p_value == pytest.approx(p, rel=1e-4)
+    assert verdict.size_effect == pytest.approx(3.1 - margin)
+    assert verdict.size_detail.startswith(f"the paper's stated margin {margin:g}: ")
 
 
 def test_within_tost_holds_fails_inconclusive():
     same = within([83.0, 83.2, 83.1], [83.1, 83.0, 83.2], tolerance=1.0)
-    assert (same.status, same.test) == ("holds", "TOST (Welch)")
+    assert (same.status, same.test) == ("holds", "Welch TOST (independent: no run records)")
+    assert same.size_status == "n/a" and same.size_detail.startswith("an equivalence claim")
     assert same.p_value == pytest.approx(1.27608e-4, rel=1e-4)
     assert same.effect == pytest.approx(1.0)
     assert same.detail.startswith("|83.1 - 83.1| = 0 <= 1: TOST p=0.000128")
@@ -147,7 +151,7 @@ EXPECT = [81.0, 81.2, 81.1]
 
 def test_argmax_separable_from_the_runner_up_holds():
     verdict = best("argmax", EXPECT, OTHERS)
-    assert (verdict.status, verdict.test, verdict.n) == ("holds", "IUT Welch one-sided", "3 vs 3,3,3")
+    assert (verdict.status, verdict.test, verdict.n) == ("holds", "IUT Welch one-sided (independent: no run records)", "3 vs 3,3,3")
     assert verdict.effect == pytest.approx(1.0)
     assert verdict.p_value == pytest.approx(hand_welch_p(EXPECT, OTHERS["o3"])[2], rel=1e-12)
     assert verdict.detail == "runner-up 'o3 / c' (80.1, n=3) vs 'e / c' (81.1, n=3): lead +1, p=0.000128: separable"
@@ -212,7 +216,7 @@ def test_zero_variance_decided_by_the_sign_of_the_difference():
     assert greater([79.0, 79.0], [80.0, 80.0]).status == "fails"
     tie = greater([80.0, 80.0], [80.0, 80.0])
     assert (tie.status, tie.p_value) == ("inconclusive", 1.0)
-    assert greater([80.0, 80.0], [79.0, 79.0], margin=1.0).status == "inconclusive"  # exactly on the margin
+    assert greater([80.0, 80.0], [79.0, 79.0], margin=1.0).size_status == "inconclusive"  # exactly on the margin
     assert within([83.0, 83.0], [83.4, 83.4], tolerance=0.5).status == "holds"
     assert within([83.0, 83.0], [84.0, 84.0], tolerance=0.5).status == "fails"
 
@@ -222,8 +226,11 @@ def test_reported_numbers_stay_deterministic():
     claim = {"id": "g", "text": "t", "kind": "greater", "left": ref("a"), "right": ref("b"), "margin": 3.0}
     verdict = evaluate(claim, cells)
     assert (verdict.status, verdict.test, verdict.p_value) == ("holds", "deterministic", None)
-    assert verdict.detail == f"{np.mean(WIN):g} > {np.mean(BASE):g} + 3"
-    assert verdict.effect == pytest.approx(0.1)
+    assert verdict.detail == f"{np.mean(WIN):g} > {np.mean(BASE):g} + 0"
+    assert verdict.effect == pytest.approx(3.1)
+    assert verdict.size_status == "holds" and verdict.size_effect == pytest.approx(0.1)
+    assert verdict.size_detail.endswith(f"{np.mean(WIN):g} > {np.mean(BASE):g} + 3")
+    assert evaluate({**claim, "margin": 4.0}, cells).size_status == "fails"
 
 
 def test_evaluate_all_columns_and_from_reproduced_keeps_values():
@@ -237,7 +244,8 @@ def test_evaluate_all_columns_and_from_reproduced_keeps_values():
     assert converted["row"].tolist() == ["p=0.1"]
     verdicts = evaluate_all("simcse", converted)
     assert list(verdicts.columns) == ["paper", "claim", "text", "source", "status", "detail", "effect", "p_value",
-                                      "n", "test"]
+                                      "n", "test", "direction_status", "size_status", "size_target", "size_effect",
+                                      "size_p_value", "size_detail"]
     assert len(verdicts) == len(load_claims("simcse"))
     assert set(verdicts["status"]) == {"not run"}  # one cell is not enough for any simcse claim
 

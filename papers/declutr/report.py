@@ -264,11 +264,12 @@ def figure_points(records: dict[str, list[dict]]) -> pd.DataFrame:
     return points
 
 
-def _dev_scores(records: dict[str, list[dict]], runs: list[str], all_seeds: bool) -> list[float] | None:
-    """STS-B dev Spearman x 100 of ``runs`` (every seed, or seed 42's record only); None if any run has no record."""
+def _dev_scores(records: dict[str, list[dict]], runs: list[str], all_seeds: bool) -> list[dict] | None:
+    """The records of ``runs`` (every seed, or seed 42's record only) whose STS-B dev Spearman are a cell's values;
+    None if any run has no record."""
     if any(not records.get(run) for run in runs):
         return None
-    return [dev_score(r) for run in runs for r in (records[run] if all_seeds else records[run][:1])]
+    return [r for run in runs for r in (records[run] if all_seeds else records[run][:1])]
 
 
 def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -299,13 +300,15 @@ def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
     }
     rows = []
     for (table, row), (runs, all_seeds) in cells.items():
-        values = _dev_scores(records, runs, all_seeds)
-        if values is not None:
+        cell = _dev_scores(records, runs, all_seeds)
+        if cell is not None:
+            values = [dev_score(r) for r in cell]
             rows.append({"table": table, "group": "", "row": row, "column": "dev score", "split": "dev",
                          "aggregation": "", "metric": "", "value": float(np.mean(values)),
-                         "values": ";".join(f"{v:.6f}" for v in values), "deterministic": False})
+                         "values": ";".join(f"{v:.6f}" for v in values), "deterministic": False,
+                         "run_ids": ";".join(r["run_id"] for r in cell), "profile": cell[0]["profile"]})
     return pd.DataFrame(rows, columns=["table", "group", "row", "column", "split", "aggregation", "metric", "value",
-                                       "values", "deterministic"])
+                                       "values", "deterministic", "run_ids", "profile"])
 
 
 def claims(tables: dict[str, pd.DataFrame], records: dict[str, list[dict]] | None = None) -> pd.DataFrame:

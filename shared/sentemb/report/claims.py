@@ -1,64 +1,49 @@
-"""A paper's main claims as comparisons over table cells (``papers/<paper>/claims.yaml``).
+"""A paper's main claims as comparisons over table cells (``papers/<paper>/claims.yaml``), each given two verdicts.
 
+Claims
+------
 Each claim says which cells it rests on and one comparison:
 
-- ``greater``: left > right + margin (margin defaults to 0)
-- ``within``:  |left - right| <= tolerance
-- ``argmax`` / ``argmin``: among ``cells``, ``expect`` is (one of) the largest / smallest
-
-A claim on a figure whose values the paper prints only as a plot says ``figure_only: true``: the reported
-numbers have no value for its cells (it is ``not run`` on them), and it is evaluated on reproduced figure points.
+- ``greater``: left > right (its ``margin``, if any, is the size the paper states: "by more than 4 points");
+- ``within``:  |left - right| <= tolerance (``tolerance``, or ``tolerance_relative``: a fraction of |mean(right)|);
+- ``argmax`` / ``argmin``: among ``cells``, ``expect`` is (one of) the largest / smallest.
 
 A cell reference is a mapping with ``table``, ``row``, ``column`` and, where needed to be unique, ``group``,
-``split``, ``aggregation`` or ``metric``. A claim is evaluated on any long table with those columns and a
-``value`` column: the reported numbers, or a reproduced table (see :func:`from_reproduced`). A reference
-that matches several rows is a malformed claim and raises. The status is one of
+``split``, ``aggregation`` or ``metric``; one that matches several rows is a malformed claim and raises. A claim on a
+figure the paper prints only as a plot says ``figure_only: true`` (no reported value; evaluated on figure points).
 
-- ``holds`` / ``fails``: the comparison is true / false (on seeds: significantly so, see below);
-- ``inconclusive``: only on seeds, when the seeds cannot tell (too close, too noisy, or a single seed);
-- ``not run``: a cell the claim needs is missing or has no value.
+Two verdicts
+------------
+- ``direction_status`` (also ``status``): is the effect there at all, in the paper's direction (margin 0; ``within``
+  claims are equivalence claims and keep their tolerance);
+- ``size_status``: is it as large as the paper's: left - right reaches the paper's stated ``margin``, else the
+  paper's own effect on its reported numbers (for argmax/argmin: the paper's lead over each other cell); with
+  ``size_tolerance``, instead equivalent to the paper's effect within that tolerance (TOST). ``n/a`` for ``within``
+  claims, and where the paper prints no number for a cell or its own numbers show no effect.
 
-Reported numbers vs seeds
--------------------------
-A table without a ``values`` column (the paper's reported numbers) is compared deterministically, number
-against number (test ``deterministic``). A table with a ``values`` column holds each cell's per-seed values
-as floats joined by ";" (``value`` is their mean); an empty ``values`` counts as one seed, ``value``. On
-seeds every comparison is a hypothesis test at level ``ALPHA`` = 0.05:
+Each is ``holds`` / ``fails`` (significantly so, on seeds), ``inconclusive`` (the seeds cannot tell, or one seed),
+``not run`` (a cell is missing), with its effect (signed so that positive supports it), p and n.
 
-- ``greater``: one-sided Welch t-test of H1 mean(left) - margin > mean(right); holds if p < ALPHA, fails if
-  the opposite one-sided test (mean(left) - margin < mean(right)) has p < ALPHA.
-- ``within``: TOST equivalence test, two one-sided Welch tests of difference > -tolerance and
-  < +tolerance; holds if both reject (p = the larger of the two), fails if a one-sided Welch test shows
-  difference > tolerance or difference < -tolerance (p = the smaller of the two).
-- ``argmax`` / ``argmin``: one-sided Welch test of ``expect`` against each other cell. Holds only if every
-  test rejects at ALPHA: an intersection-union test, whose level is ALPHA without any correction
-  (p = the largest of the k p-values). Fails if some other cell is significantly better than ``expect``,
-  one-sided Welch with Bonferroni over the k other cells (p < ALPHA / k; reported p = k * p, capped at 1).
-  The detail says whether ``expect`` is separable from the runner-up (the best other cell by mean).
+Tests
+-----
+A table without a ``values`` column (the paper's numbers) is compared number against number (``deterministic``).
+With ``values`` (per-seed values joined by ";"), every comparison is a hypothesis test at ``ALPHA`` = 0.05, on one of
+three designs, named with its reason in the ``test`` column:
 
-Why these tests: reproductions run few seeds (n = 3..5), so a t-test (exact under normal seed noise) is the
-only practical choice, and different configurations have different seed variances, hence Welch
-(``scipy.stats.ttest_ind(equal_var=False)``) with the Welch-Satterthwaite degrees of freedom. Claims are
-directional, hence one-sided tests; "equal within a tolerance" needs an equivalence test (TOST), not a
-failed difference test.
+- **paired** (:mod:`sentemb.report.pairing`, decided from the run records behind ``run_ids``): the cells' runs share
+  their randomness (init runs, or seed and data order, at the same grid point); one-sided t-test on the matched
+  differences (``scipy.stats.ttest_1samp`` of left - right against the shift; equal to ``ttest_rel``), unmatched
+  seeds reported and left out;
+- **independent**: one-sided Welch t-test (``ttest_ind(equal_var=False)``);
+- **one-sample**: a cell without seed variance (an untrained backbone; column ``deterministic``) is a known constant.
 
-Constants: a cell whose value has no seed variance (an untrained backbone evaluated in eval mode; the column
-``deterministic`` of a reproduced table, set by :func:`sentemb.report.reproduced.trace`) is a constant, not one seed:
-a seeded cell is compared with it by a one-sample t-test (``scipy.stats.ttest_1samp``, one-sided), and two
-constants are compared as numbers.
-
-Tolerances are in the units being compared: ``within`` takes ``tolerance`` (absolute) or ``tolerance_relative``
-(a fraction of the right cell's mean: |left - right| <= tolerance_relative * |mean(right)|, the mean treated as
-fixed), so a claim about time can be tested on another machine's time.
-
-Edge cases: a comparison with fewer than 2 seeds on a side that is not a constant cannot be tested and is
-``inconclusive`` with "(1 seed)" in the detail. With zero variance on both sides (identical seeds, n >= 2) the t statistic
-is undefined; the difference of the means decides: p = 0 if it lies strictly on the tested side, else 1
-(so an exact tie is inconclusive).
-
-Every verdict carries ``effect``, signed so that positive supports the claim: left - right - margin
-(``greater``), tolerance - |left - right| (``within``), expect - runner-up (``argmax``), runner-up - expect
-(``argmin``), on means for seeds.
+``greater`` holds if H1 diff > shift has p < ALPHA, fails if H1 diff < shift does. ``within``: TOST (holds if both
+one-sided tests reject; p = the larger), fails if the difference is significantly outside the tolerance.
+``argmax`` / ``argmin``: an intersection-union test against every other cell (holds if every one-sided test rejects;
+p = the largest), fails if some other cell is significantly better, Bonferroni over the k others (reported p = k p).
+Few seeds (3-5) make the t-test the practical choice; different configurations have different variances, hence
+Welch. Fewer than 2 seeds (or matched pairs) on a side cannot be tested: ``inconclusive``. Zero variance: the sign of
+the difference decides (p = 0 or 1).
 """
 
 from __future__ import annotations
@@ -74,20 +59,25 @@ from scipy import stats
 
 from sentemb import settings
 from sentemb.errors import ConfigError
+from sentemb.report.pairing import Design, RecordLookup, design, stored_record
 
 REF_KEYS = ("table", "group", "row", "column", "split", "aggregation", "metric")
 KINDS = ("greater", "within", "argmax", "argmin")
 ALPHA = 0.05
+STATUSES = ("holds", "fails", "inconclusive", "not run")
+SIZE_STATUSES = STATUSES + ("n/a",)
+#: The columns of ``claims.csv`` (documented in ``results/schema.yaml``).
+COLUMNS = ["paper", "claim", "text", "source", "status", "detail", "effect", "p_value", "n", "test",
+           "direction_status", "size_status", "size_target", "size_effect", "size_p_value", "size_detail"]
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of one claim.
+    """The outcome of one claim: the direction verdict (``status``, ...) and the size verdict (``size_*``).
 
-    ``effect`` is positive when it supports the claim (see the module docstring); ``p_value`` is the p-value
-    of the test that decided the status (for ``inconclusive``: of the test for the claim), None when no test
-    was run; ``n`` the number of seeds per cell ("3 vs 3"; for argmax/argmin "expect vs others, ...");
-    ``test`` names the test ("deterministic" for numbers without seeds).
+    ``effect`` is positive when it supports the claim; ``p_value`` is the p of the test that decided the status (for
+    ``inconclusive``: of the test for the claim), None when none ran; ``n`` the seeds per cell ("3 vs 3"; paired: "3
+    pairs"); ``test`` the test and its design. ``size_target`` is the effect the size verdict asks for.
     """
 
     id: str
@@ -97,6 +87,15 @@ class Verdict:
     p_value: float | None = None
     n: str = ""
     test: str = ""
+    size_status: str = "n/a"
+    size_target: float | None = None
+    size_effect: float | None = None
+    size_p_value: float | None = None
+    size_detail: str = ""
+
+    @property
+    def direction_status(self) -> str:
+        return self.status
 
 
 def claims_path(paper: str) -> Path:
@@ -118,6 +117,9 @@ def load_claims(paper: str) -> list[dict]:
             raise ConfigError(f"{path}: claim {claim['id']!r}: figure_only must be true or false")
         if claim["kind"] == "within" and ("tolerance" in claim) == ("tolerance_relative" in claim):
             raise ConfigError(f"{path}: claim {claim['id']!r} (within) needs one of tolerance, tolerance_relative")
+        for key in ("margin", "size_tolerance"):
+            if key in claim and (not isinstance(claim[key], (int, float)) or claim[key] < 0):
+                raise ConfigError(f"{path}: claim {claim['id']!r}: {key} must be a number >= 0, got {claim[key]!r}")
     return data["claims"]
 
 
@@ -162,7 +164,15 @@ def parse_values(values, value) -> list[float]:
 
 
 class Constant(list):
-    """The value of a cell without seed variance (one value; see "Constants" above)."""
+    """The value of a cell without seed variance (one value; see "Tests" above)."""
+
+
+class Seeds(list):
+    """A cell's per-seed values with the run ids behind them (``run_ids``; empty when unknown) and their profile."""
+
+    def __init__(self, values, run_ids=(), profile: str = "") -> None:
+        super().__init__(values)
+        self.run_ids, self.profile = list(run_ids), profile
 
 
 def _is_constant(row: pd.Series) -> bool:
@@ -170,16 +180,24 @@ def _is_constant(row: pd.Series) -> bool:
     return bool(flag) if isinstance(flag, (bool, np.bool_)) else str(flag).lower() == "true"
 
 
+def _text(row: pd.Series, key: str) -> str:
+    value = row.get(key)
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+
+
 def lookup_seeds(table: pd.DataFrame, ref: dict) -> list[float] | None:
-    """The per-seed values of the one row matching ``ref`` (a :class:`Constant` for a deterministic cell); None when
-    no row matches or it has no value."""
+    """The per-seed values of the one row matching ``ref`` (a :class:`Constant` for a deterministic cell, else
+    :class:`Seeds` carrying their run ids); None when no row matches or it has no value."""
     row = _match(table, ref)
     if row is None:
         return None
     values = parse_values(row.get("values"), row["value"])
     if not values:
         return None
-    return Constant(values[:1]) if _is_constant(row) else values
+    if _is_constant(row):
+        return Constant(values[:1])
+    run_ids = [r for r in _text(row, "run_ids").split(";") if r]
+    return Seeds(values, run_ids if len(run_ids) == len(values) else (), _text(row, "profile"))
 
 
 def _testable(sample: list[float]) -> bool:
@@ -203,6 +221,73 @@ def welch_p(a: list[float], b: list[float], shift: float = 0.0) -> float:
     return float(stats.ttest_ind(a, b, equal_var=False, alternative="greater").pvalue)
 
 
+def paired_p(differences: list[float], shift: float = 0.0) -> float:
+    """One-sided paired t-test p-value of H1: mean(differences) > shift (``ttest_rel``'s statistic on the pairs).
+    Zero variance: p = 0 if the mean lies above the shift, else 1."""
+    d = np.asarray(differences, dtype=float)
+    if np.var(d) == 0:
+        return 0.0 if d.mean() > shift else 1.0
+    return float(stats.ttest_1samp(d, shift, alternative="greater").pvalue)
+
+
+class Comparison:
+    """Two cells compared on one design: ``p_greater(s)`` / ``p_less(s)`` are the one-sided p-values of
+    H1: left - right > s / < s (means; on a paired design, the matched differences)."""
+
+    def __init__(self, left: list[float], right: list[float], lookup: RecordLookup = stored_record) -> None:
+        self.left, self.right = left, right
+        constant = isinstance(left, Constant) or isinstance(right, Constant)
+        if constant or not isinstance(left, Seeds) or not isinstance(right, Seeds):
+            why = "one-sample: a cell without seed variance" if constant and not (
+                isinstance(left, Constant) and isinstance(right, Constant)) else "independent: no run records"
+            self.design = Design(False, why)
+        else:
+            self.design = design(left.run_ids, right.run_ids, left.profile or right.profile, lookup)
+        self.differences = [left[i] - float(np.mean([right[j] for j in js])) for i, js in self.design.pairs]
+
+    @property
+    def paired(self) -> bool:
+        return self.design.paired
+
+    @property
+    def testable(self) -> bool:
+        return len(self.differences) >= 2 if self.paired else _testable(self.left) and _testable(self.right)
+
+    @property
+    def difference(self) -> float:
+        """The estimated left - right: the mean matched difference (paired) or the difference of the means."""
+        if self.paired:
+            return float(np.mean(self.differences))
+        return float(np.mean(self.left) - np.mean(self.right))
+
+    def p_greater(self, shift: float = 0.0) -> float:
+        if self.paired:
+            return paired_p(self.differences, shift)
+        return welch_p(self.left, self.right, shift)
+
+    def p_less(self, shift: float = 0.0) -> float:
+        if self.paired:
+            return paired_p([-d for d in self.differences], -shift)
+        return welch_p(self.right, self.left, -shift)
+
+    @property
+    def n(self) -> str:
+        if self.paired:
+            return f"{len(self.differences)} pairs"
+        return f"{len(self.left)} vs {len(self.right)}"
+
+    def test(self, what: str) -> str:
+        """The test's name with its design and why, e.g. "paired t one-sided (paired: the same init runs)"."""
+        if self.paired:
+            name = f"paired t {what}"
+        elif isinstance(self.left, Constant) != isinstance(self.right, Constant):
+            name = f"one-sample t {what}"
+        else:
+            name = f"Welch {what}"
+        extra = f"; {self.design.unmatched}" if self.design.unmatched else ""
+        return f"{name} ({self.design.why}{extra})"
+
+
 def _fmt_p(p: float | None) -> str:
     return "n/a" if p is None else f"{p:.3g}"
 
@@ -212,14 +297,35 @@ def _g(x: float, sign: str = "") -> str:
     return f"{round(float(x), 9) + 0.0:{sign}.4g}"
 
 
-def _evaluate_reported(claim: dict, values: list[float]) -> Verdict:
-    """A claim on single numbers (the paper's reported values): a plain comparison."""
+def _tolerance(claim: dict, right_mean: float) -> float:
+    """A ``within`` claim's tolerance in the compared units (absolute, or relative to the right cell's mean)."""
+    if "tolerance_relative" in claim:
+        return float(claim["tolerance_relative"]) * abs(right_mean)
+    return float(claim["tolerance"])
+
+
+# -- the paper's own numbers ---------------------------------------------------------------------------------------
+
+def _reported_effects(claim: dict, values: list[float]) -> list[float]:
+    """The paper's own effect(s) on its numbers, in the claim's direction: left - right (greater, within), or
+    expect's lead over each other cell (argmax/argmin)."""
+    if claim["kind"] in ("greater", "within"):
+        return [values[0] - values[1]]
+    *others, expected = values
+    sign = 1.0 if claim["kind"] == "argmax" else -1.0
+    return [sign * (expected - other) for other in others]
+
+
+def _evaluate_reported(claim: dict, values: list[float], margin: float | None = None) -> Verdict:
+    """A claim on single numbers (the paper's reported values): a plain comparison; with ``margin`` (the size), does
+    left - right reach it."""
     kind = claim["kind"]
     if kind == "greater":
         left, right = values
-        margin = float(claim.get("margin", 0.0))
-        ok, effect = left > right + margin, left - right - margin
-        detail = f"{left:g} > {right:g} + {margin:g}"
+        ok = left > right if margin is None else left - right >= margin
+        margin = margin or 0.0
+        effect = left - right - margin
+        detail = f"{left:g} > {right:g} + {margin:g}" if ok or margin == 0 else f"{left:g} - {right:g} < {margin:g}"
     elif kind == "within":
         left, right = values
         tolerance = _tolerance(claim, right)
@@ -234,64 +340,55 @@ def _evaluate_reported(claim: dict, values: list[float]) -> Verdict:
     return Verdict(claim["id"], "holds" if ok else "fails", detail, effect, None, "", "deterministic")
 
 
+# -- tests on seeds ------------------------------------------------------------------------------------------------
+
 def _one_seed(samples: list[list[float]], refs: list[dict]) -> str:
     """Names of the claim's cells with fewer than 2 seeds (constants excepted), for the detail."""
     return ", ".join(_label(ref) for ref, s in zip(refs, samples) if not _testable(s))
 
 
-def _untestable_pair(claim: dict, left: list[float], right: list[float], text: str, effect: float, n: str,
-                     test: str) -> Verdict:
-    """A two-cell claim where a side has one seed: inconclusive, naming the cells with one seed."""
-    cells = _one_seed([left, right], [claim["left"], claim["right"]])
-    return Verdict(claim["id"], "inconclusive", f"inconclusive (1 seed): cells with one seed {cells}; {text}",
-                   effect, None, n, test)
+def _untestable(claim: dict, refs: list[dict], comparisons: list[Comparison], samples: list[list[float]]) -> str:
+    if any(c.paired for c in comparisons):
+        counts = ", ".join(f"{len(c.differences)}" for c in comparisons if c.paired)
+        return f"inconclusive (fewer than 2 matched pairs: {counts})"
+    return f"inconclusive (1 seed): cells with one seed {_one_seed(samples, refs)}"
 
 
-def _tolerance(claim: dict, right_mean: float) -> float:
-    """A ``within`` claim's tolerance in the compared units (absolute, or relative to the right cell's mean)."""
-    if "tolerance_relative" in claim:
-        return float(claim["tolerance_relative"]) * abs(right_mean)
-    return float(claim["tolerance"])
-
-
-def _test_name(left: list[float], right: list[float], test: str) -> str:
-    if isinstance(left, Constant) != isinstance(right, Constant):
-        return test.replace("Welch", "one-sample t")
-    return test
-
-
-def _greater(claim: dict, left: list[float], right: list[float]) -> Verdict:
-    """``greater`` on seeds: one-sided Welch test each way."""
-    margin = float(claim.get("margin", 0.0))
-    effect = float(np.mean(left) - np.mean(right) - margin)
-    n = f"{len(left)} vs {len(right)}"
-    text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {margin:g} (diff {_g(effect + margin, '+')})"
-    test = _test_name(left, right, "Welch one-sided")
-    if not (_testable(left) and _testable(right)):
-        return _untestable_pair(claim, left, right, text, effect, n, test)
-    p_for, p_against = welch_p(left, right, margin), welch_p(right, left, -margin)
+def _greater(claim: dict, left: list[float], right: list[float], margin: float, lookup: RecordLookup) -> Verdict:
+    """``greater`` on seeds: a one-sided test each way, H1 left - right > margin / < margin."""
+    comparison = Comparison(left, right, lookup)
+    diff = comparison.difference
+    effect = diff - margin
+    text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {margin:g} (diff {_g(diff, '+')})"
+    test = comparison.test("one-sided")
+    if not comparison.testable:
+        detail = f"{_untestable(claim, [claim['left'], claim['right']], [comparison], [left, right])}; {text}"
+        return Verdict(claim["id"], "inconclusive", detail, effect, None, comparison.n, test)
+    p_for, p_against = comparison.p_greater(margin), comparison.p_less(margin)
     status, p = ("holds", p_for) if p_for < ALPHA else ("fails", p_against) if p_against < ALPHA \
         else ("inconclusive", p_for)
     detail = f"{text}: p={_fmt_p(p_for)} for, p={_fmt_p(p_against)} against"
-    return Verdict(claim["id"], status, detail, effect, p, n, test)
+    return Verdict(claim["id"], status, detail, effect, p, comparison.n, test)
 
 
-def _within(claim: dict, left: list[float], right: list[float]) -> Verdict:
-    """``within`` on seeds: TOST (two one-sided Welch tests) for equivalence, one-sided Welch for a gap."""
-    tolerance = _tolerance(claim, float(np.mean(right)))
-    diff = float(np.mean(left) - np.mean(right))
-    effect = tolerance - abs(diff)
-    n = f"{len(left)} vs {len(right)}"
-    text = f"|{_g(np.mean(left))} - {_g(np.mean(right))}| = {_g(abs(diff))} <= {tolerance:g}"
-    test = _test_name(left, right, "TOST (Welch)")
-    if not (_testable(left) and _testable(right)):
-        return _untestable_pair(claim, left, right, text, effect, n, test)
-    p_tost = max(welch_p(left, right, -tolerance), welch_p(right, left, -tolerance))
-    p_gap = min(welch_p(left, right, tolerance), welch_p(right, left, tolerance))
+def _equivalent(claim: dict, left: list[float], right: list[float], centre: float, tolerance: float,
+                lookup: RecordLookup) -> Verdict:
+    """TOST: is left - right within ``tolerance`` of ``centre``? (``within`` claims: centre 0.)"""
+    comparison = Comparison(left, right, lookup)
+    diff = comparison.difference
+    effect = tolerance - abs(diff - centre)
+    about = f" - {centre:g}" if centre else ""
+    text = f"|{_g(np.mean(left))} - {_g(np.mean(right))}{about}| = {_g(abs(diff - centre))} <= {tolerance:g}"
+    test = comparison.test("TOST")
+    if not comparison.testable:
+        detail = f"{_untestable(claim, [claim['left'], claim['right']], [comparison], [left, right])}; {text}"
+        return Verdict(claim["id"], "inconclusive", detail, effect, None, comparison.n, test)
+    p_tost = max(comparison.p_greater(centre - tolerance), comparison.p_less(centre + tolerance))
+    p_gap = min(comparison.p_greater(centre + tolerance), comparison.p_less(centre - tolerance))
     status, p = ("holds", p_tost) if p_tost < ALPHA else ("fails", p_gap) if p_gap < ALPHA \
         else ("inconclusive", p_tost)
-    detail = f"{text}: TOST p={_fmt_p(p_tost)}, p={_fmt_p(p_gap)} for |diff| > {tolerance:.4g}"
-    return Verdict(claim["id"], status, detail, effect, p, n, test)
+    detail = f"{text}: TOST p={_fmt_p(p_tost)}, p={_fmt_p(p_gap)} for |diff{about}| > {tolerance:.4g}"
+    return Verdict(claim["id"], status, detail, effect, p, comparison.n, test)
 
 
 def _runner_up_text(expect_ref, expect, other_ref, other, lead: float, p: float | None) -> str:
@@ -303,75 +400,157 @@ def _runner_up_text(expect_ref, expect, other_ref, other, lead: float, p: float 
     return f"{where}, p={_fmt_p(p)}: {'separable' if p < ALPHA else 'not separable'}"
 
 
-def _argbest(claim: dict, samples: list[list[float]]) -> Verdict:
-    """``argmax``/``argmin`` on seeds: intersection-union of one-sided Welch tests, Bonferroni to fail."""
+def _argbest(claim: dict, samples: list[list[float]], leads: list[float], lookup: RecordLookup) -> Verdict:
+    """``argmax``/``argmin`` on seeds: intersection-union of one-sided tests that ``expect`` beats each other cell by
+    its ``leads`` (0 for the direction), Bonferroni for some other cell being significantly short of that."""
     sign = 1.0 if claim["kind"] == "argmax" else -1.0
     refs = _cells_of(claim)
     *others, expect = samples
     k = len(others)
+    comparisons = [Comparison(expect, o, lookup) for o in others]
+    ahead = [sign * c.difference for c in comparisons]  # expect's lead over each other cell, in the claim's sense
 
-    def better(a, b):  # p of H1: a is better than b in the claim's direction
-        return welch_p(a, b) if sign > 0 else welch_p(b, a)
+    def p_win(i):  # H1: expect leads cell i by more than leads[i]
+        c = comparisons[i]
+        return c.p_greater(leads[i]) if sign > 0 else c.p_less(-leads[i])
 
-    testable = [_testable(expect) and _testable(o) for o in others]
-    p_win = [better(expect, o) if t else None for o, t in zip(others, testable)]
-    p_lose = [better(o, expect) if t else None for o, t in zip(others, testable)]
-    runner = max(range(k), key=lambda i: sign * np.mean(others[i]))
-    lead = float(sign * (np.mean(expect) - np.mean(others[runner])))
-    n = f"{len(expect)} vs " + ",".join(str(len(o)) for o in others)
-    test = "IUT Welch one-sided"
-    runner_text = _runner_up_text(refs[-1], expect, refs[runner], others[runner], lead, p_win[runner])
+    def p_lose(i):
+        c = comparisons[i]
+        return c.p_less(leads[i]) if sign > 0 else c.p_greater(-leads[i])
 
-    beaten = [i for i in range(k) if p_lose[i] is not None and p_lose[i] < ALPHA / k]
+    testable = [c.testable for c in comparisons]
+    wins = [p_win(i) if testable[i] else None for i in range(k)]
+    loses = [p_lose(i) if testable[i] else None for i in range(k)]
+    runner = min(range(k), key=lambda i: ahead[i] - leads[i])
+    lead = float(ahead[runner] - leads[runner])
+    paired = sum(c.paired for c in comparisons)
+    n = (f"{len(expect)} vs " + ",".join(str(len(o)) for o in others)
+         + (f" ({paired} of {k} paired)" if paired else ""))
+    designs = list(dict.fromkeys(c.design.why for c in comparisons))
+    kinds = "paired t" if paired == k else "Welch" if paired == 0 else "paired t / Welch"
+    if any(isinstance(c.left, Constant) != isinstance(c.right, Constant) for c in comparisons) and not paired:
+        kinds = "Welch / one-sample t"
+    test = f"IUT {kinds} one-sided ({'; '.join(designs)})"
+    target = f" by {_g(leads[runner])}" if leads[runner] else ""
+    runner_text = _runner_up_text(refs[-1], expect, refs[runner], others[runner], lead, wins[runner]) + target
+
+    beaten = [i for i in range(k) if loses[i] is not None and loses[i] < ALPHA / k]
     if beaten:
-        worst = min(beaten, key=lambda i: p_lose[i])
-        p = min(1.0, k * p_lose[worst])
+        worst = min(beaten, key=lambda i: loses[i])
+        p = min(1.0, k * loses[worst])
+        short = f" by {_g(leads[worst])}" if leads[worst] else ""
         detail = (f"{_label(refs[worst])} ({_g(np.mean(others[worst]))}, n={len(others[worst])}) is significantly "
                   f"{'larger' if sign > 0 else 'smaller'} than {_label(refs[-1])} ({_g(np.mean(expect))}, "
-                  f"n={len(expect)}): p={_fmt_p(p_lose[worst])} < {ALPHA:g}/{k}")
+                  f"n={len(expect)}){' less' + short if short else ''}: p={_fmt_p(loses[worst])} < {ALPHA:g}/{k}")
         if worst != runner:
             detail += f"; {runner_text}"
         return Verdict(claim["id"], "fails", detail, lead, p, n, test)
     if not all(testable):
-        detail = f"inconclusive (1 seed): cells with one seed {_one_seed(samples, refs)}; {runner_text}"
+        untestable = [c for c, t in zip(comparisons, testable) if not t]
+        detail = f"{_untestable(claim, refs, untestable, samples)}; {runner_text}"
         return Verdict(claim["id"], "inconclusive", detail, lead, None, n, test)
-    worst = max(range(k), key=lambda i: p_win[i])
-    p = p_win[worst]
+    worst = max(range(k), key=lambda i: wins[i])
+    p = wins[worst]
     detail = runner_text
     if worst != runner:
         detail += f"; largest p={_fmt_p(p)} against {_label(refs[worst])} ({_g(np.mean(others[worst]))})"
     return Verdict(claim["id"], "holds" if p < ALPHA else "inconclusive", detail, lead, p, n, test)
 
 
-def _evaluate_seeds(claim: dict, samples: list[list[float]]) -> Verdict:
-    """A claim on per-seed values: the hypothesis test of its kind (see the module docstring)."""
-    if claim["kind"] == "greater":
-        return _greater(claim, *samples)
+def _on_seeds(claim: dict, samples: list[list[float]], targets: list[float], lookup: RecordLookup,
+              size_tolerance: float | None = None) -> Verdict:
+    """The test of ``claim``'s kind asking for the effect(s) ``targets`` (zeros: the direction)."""
+    kind = claim["kind"]
+    if kind == "greater" and size_tolerance is not None:
+        return _equivalent(claim, *samples, targets[0], size_tolerance, lookup)
+    if kind == "greater":
+        return _greater(claim, *samples, targets[0], lookup)
+    if kind == "within":
+        return _equivalent(claim, *samples, 0.0, _tolerance(claim, float(np.mean(samples[1]))), lookup)
+    return _argbest(claim, samples, targets, lookup)
+
+
+# -- both verdicts -------------------------------------------------------------------------------------------------
+
+def _size_targets(claim: dict, reported: list[float] | None) -> tuple[list[float] | None, str]:
+    """The effect(s) the size verdict asks for and where they come from; None with the reason when there is none."""
     if claim["kind"] == "within":
-        return _within(claim, *samples)
-    return _argbest(claim, samples)
+        return None, "an equivalence claim: its tolerance is its size"
+    if claim["kind"] == "greater" and claim.get("margin"):
+        return [float(claim["margin"])], f"the paper's stated margin {float(claim['margin']):g}"
+    if reported is None:
+        return None, "the paper prints no number for a cell of this claim"
+    effects = _reported_effects(claim, reported)
+    if min(effects) <= 0:
+        return None, "the paper's own numbers show no effect"
+    source = "the paper's own effect" if len(effects) == 1 else "the paper's own lead over each cell"
+    return effects, f"{source} ({', '.join(_g(e, '+') for e in effects)})"
 
 
-def evaluate(claim: dict, table: pd.DataFrame) -> Verdict:
-    """The verdict of one claim on ``table``: on seeds if it has a ``values`` column, else on the numbers."""
+def _reported_values(claim: dict, reported: pd.DataFrame | None) -> list[float] | None:
+    if reported is None or claim.get("figure_only"):
+        return None
+    try:
+        values = [lookup(reported, ref) for ref in _cells_of(claim)]
+    except ConfigError:
+        return None
+    return None if any(v is None for v in values) else values
+
+
+def evaluate(claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = None,
+             lookup_record: RecordLookup = stored_record) -> Verdict:
+    """Both verdicts of one claim on ``table`` (on seeds if it has a ``values`` column, else on the numbers);
+    ``reported``: the paper's numbers, for the size the paper's own effect sets (default: ``table`` itself when it
+    has no seeds)."""
     refs = _cells_of(claim)
     seeds = "values" in table.columns
     found = [lookup_seeds(table, ref) if seeds else lookup(table, ref) for ref in refs]
     if any(v is None for v in found):
         missing = [ref for ref, v in zip(refs, found) if v is None]
-        return Verdict(claim["id"], "not run", f"no value for {missing}")
-    return _evaluate_seeds(claim, found) if seeds else _evaluate_reported(claim, found)
+        return Verdict(claim["id"], "not run", f"no value for {missing}", size_status="not run",
+                       size_detail="a cell is missing")
+    paper = _reported_values(claim, reported if reported is not None or seeds else table)
+    targets, source = _size_targets(claim, paper)
+    if not seeds:
+        direction = _evaluate_reported(claim, found)
+        if targets is None:
+            size = None
+        elif claim["kind"] == "greater":
+            size = _evaluate_reported(claim, found, targets[0])
+        else:
+            own = _reported_effects(claim, found)
+            ok = all(e >= t for e, t in zip(own, targets))
+            size = Verdict(claim["id"], "holds" if ok else "fails",
+                           f"leads {', '.join(_g(e, '+') for e in own)}", min(e - t for e, t in zip(own, targets)))
+    else:
+        zeros = [0.0] * (len(refs) - 1 if claim["kind"] in ("argmax", "argmin") else 1)
+        direction = _on_seeds(claim, found, zeros, lookup_record)
+        size = None if targets is None else _on_seeds(claim, found, targets, lookup_record,
+                                                      claim.get("size_tolerance"))
+    if size is None:
+        return Verdict(**{**direction.__dict__, "size_status": "n/a", "size_detail": source})
+    target = targets[0] if len(targets) == 1 else None
+    return Verdict(**{**direction.__dict__, "size_status": size.status, "size_target": target,
+                      "size_effect": size.effect, "size_p_value": size.p_value,
+                      "size_detail": f"{source}: {size.detail}"})
 
 
-def evaluate_all(paper: str, table: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim of ``paper``: paper, claim, text, source, status, detail, effect, p_value, n, test."""
+def evaluate_all(paper: str, table: pd.DataFrame, reported: pd.DataFrame | None = None,
+                 lookup_record: RecordLookup = stored_record) -> pd.DataFrame:
+    """One row per claim of ``paper`` (:data:`COLUMNS`). ``reported`` defaults to the paper's numbers
+    (``papers/<paper>/reported``) when ``table`` holds seeds."""
+    if reported is None and "values" in table.columns:
+        from sentemb.report.reported import load_all_reported
+        reported = load_all_reported(paper)
     rows = []
     for claim in load_claims(paper):
-        verdict = evaluate(claim, table)
+        v = evaluate(claim, table, reported, lookup_record)
         rows.append({"paper": paper, "claim": claim["id"], "text": claim["text"], "source": claim.get("source", ""),
-                     "status": verdict.status, "detail": verdict.detail, "effect": verdict.effect,
-                     "p_value": verdict.p_value, "n": verdict.n, "test": verdict.test})
-    return pd.DataFrame(rows)
+                     "status": v.status, "detail": v.detail, "effect": v.effect, "p_value": v.p_value, "n": v.n,
+                     "test": v.test, "direction_status": v.status, "size_status": v.size_status,
+                     "size_target": v.size_target, "size_effect": v.size_effect, "size_p_value": v.size_p_value,
+                     "size_detail": v.size_detail})
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def from_reproduced(reproduced: pd.DataFrame) -> pd.DataFrame:
@@ -391,17 +570,27 @@ def for_csv(verdicts: pd.DataFrame) -> pd.DataFrame:
     """The verdicts as written to ``claims.csv``: p-values in 3 significant digits (``%.4f`` showed p = 2.31e-05 as
     0.0000)."""
     out = verdicts.copy()
-    out["p_value"] = [_fmt_p(p) if pd.notna(p) else "" for p in out["p_value"]]
+    for column in ("p_value", "size_p_value"):
+        if column in out:
+            out[column] = [_fmt_p(p) if pd.notna(p) else "" for p in out[column]]
     return out
 
 
 def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[str]:
-    """The verdicts as a Markdown table for a README (claim | status | effect | p | n | test)."""
-    lines = ["| claim | status | effect | p | n | test |", "|---|---|---|---|---|---|"]
+    """The verdicts as a Markdown table for a README: the direction verdict (effect, p, n, test) and the size verdict
+    (the effect it asks for, its status and p)."""
+    lines = ["| claim | direction | effect | p | n | test | size (paper's effect) | size p |",
+             "|---|---|---|---|---|---|---|---|"]
+
+    def number(x, fmt):
+        return format(float(x), fmt) if pd.notna(x) and x != "" else "–"
+
     for _, c in verdicts.iterrows():
         if skip_not_run and c["status"] == "not run":
             continue
-        p = f"{c['p_value']:.3g}" if pd.notna(c["p_value"]) else "–"
-        effect = f"{c['effect']:+.2f}" if pd.notna(c["effect"]) else "–"
-        lines.append(f"| {c['claim']} | {c['status']} | {effect} | {p} | {c['n']} | {c['test']} |")
+        size = c.get("size_status", "n/a")
+        if pd.notna(c.get("size_target")) and c.get("size_target") != "":
+            size = f"{size} ({number(c['size_target'], '+.2f')})"
+        lines.append(f"| {c['claim']} | {c['status']} | {number(c['effect'], '+.2f')} | {number(c['p_value'], '.3g')} "
+                     f"| {c['n']} | {c['test']} | {size} | {number(c.get('size_p_value'), '.3g')} |")
     return lines

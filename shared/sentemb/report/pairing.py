@@ -1,0 +1,177 @@
+"""Which seeds of two claim cells share their randomness, read from the run records.
+
+Two cells are compared **paired** when their values come from runs that share randomness, and each value of one
+cell has one partner in the other; otherwise **independent**. Shared randomness, decided per value from its run
+record (never from a hand-written list):
+
+- **shared init runs**: both runs start from the same trained models (``spec.init_runs``: TNCSE's rows of one
+  seed all start from one stage-1 pair; its untrained ensemble evaluates that pair);
+- **same seed and data order**: the same seed over the same training rows in the same batches (``train_data``,
+  ``batch_size`` and the number of rows the objective kept), so the same batches are drawn in the same order;
+- **lineage**: every value of one cell is a run whose init runs are values of the other cell (a TNCSE seed and the
+  two SimCSE encoders it starts from): that value is paired with the mean of its own init runs' values.
+
+A cell may spread its values over a grid (DeCLUTR's "A = 2" is every (P, tau) point of Figure 2): the spec fields
+that vary inside both cells are the grid coordinates, and partners must sit at the same grid point.
+
+A value's key is (the grid point, then either the init runs or the seed and data order). Two cells are paired on
+the values whose keys match; values without a partner are *unmatched* and reported, not used. A cell of a derived
+record (a post-processing or evaluation of a run) takes its run's spec, with the derived parameters as further
+coordinates. When a record cannot be found, or keys are not unique in a cell, the comparison is independent and
+says why.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+from sentemb import settings
+
+#: Spec fields that never tell two runs' randomness apart.
+_NOT_COORDINATES = ("notes", "seed", "profile", "code_version")
+
+RecordLookup = Callable[[str, str], "dict | None"]
+
+
+@lru_cache(maxsize=4096)
+def _read_json(path: str) -> dict | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def stored_record(profile: str, ident: str) -> dict | None:
+    """The run record ``ident`` of ``profile``, or the run record of the derived record ``ident``, the derived
+    parameters added as ``derived_params``; None when neither exists."""
+    root = settings.results_root() / "runs" / profile
+    record = _read_json(str(root / f"{ident}.json"))
+    if record is not None:
+        return record
+    derived = _read_json(str(root / "derived" / f"{ident}.json"))
+    if derived is None or not derived.get("run_id"):
+        return None
+    run = _read_json(str(root / f"{derived['run_id']}.json"))
+    if run is None:
+        return None
+    return {**run, "derived_params": {"analysis": derived.get("analysis"), **(derived.get("params") or {})}}
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one value of a cell is: its run, seed, data order, init runs and spec coordinates."""
+
+    run_id: str
+    seed: object
+    data_order: tuple
+    init_runs: tuple[str, ...]
+    coordinates: dict = field(hash=False, compare=False)
+
+
+def unit_of(record: dict) -> Unit:
+    spec = record["spec"]
+    params = dict(record.get("derived_params") or {})
+    seed = params.pop("seed", spec.get("seed"))  # a post-processing fitted with its own seed (a flow)
+    coordinates = {k: json.dumps(v, sort_keys=True) for k, v in spec.items()
+                   if k not in _NOT_COORDINATES and k != "objective_params"}
+    coordinates.update({f"objective_params.{k}": json.dumps(v, sort_keys=True)
+                        for k, v in (spec.get("objective_params") or {}).items()})
+    coordinates.update({f"derived.{k}": json.dumps(v, sort_keys=True) for k, v in params.items()})
+    trains = spec.get("objective", "none") != "none"
+    rows = (record.get("training") or {}).get("n_training_rows_available")
+    data_order = (spec.get("train_data"), spec.get("batch_size"), rows) if trains else ()
+    return Unit(record["run_id"], seed, data_order, tuple(spec.get("init_runs") or ()), coordinates)
+
+
+@dataclass(frozen=True)
+class Design:
+    """How two cells are compared. ``pairs``: (left index, right indices) for a paired design (the right side is
+    the mean of those values), empty when independent; ``why`` says what the design rests on."""
+
+    paired: bool
+    why: str
+    pairs: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    unmatched: str = ""
+
+
+def _independent(why: str) -> Design:
+    return Design(False, why)
+
+
+def _units(run_ids: list[str], profile: str, lookup: RecordLookup) -> list[Unit] | None:
+    records = [lookup(profile, ident) for ident in run_ids]
+    if any(r is None for r in records):
+        return None
+    return [unit_of(r) for r in records]
+
+
+def _grid_fields(left: list[Unit], right: list[Unit]) -> list[str]:
+    """The spec fields that vary inside both cells: the grid coordinates their values spread over. (A field that
+    varies in one cell only, such as the widths of a projection head against a run without one, is no shared grid.)"""
+
+    def varying(units: list[Unit]) -> set[str]:
+        keys = set().union(*(u.coordinates for u in units)) if units else set()
+        return {k for k in keys if len({u.coordinates.get(k) for u in units}) > 1}
+
+    return sorted((varying(left) & varying(right)) - {"init_runs"})
+
+
+def _key(unit: Unit, grid: list[str], by_init: bool) -> tuple:
+    point = tuple(unit.coordinates.get(k) for k in grid)
+    return (point, unit.init_runs) if by_init else (point, unit.seed, unit.data_order)
+
+
+def _lineage(left: list[Unit], right: list[Unit]) -> Design | None:
+    """Each left value is a run trained from right-cell runs: pair it with the mean of its own init runs."""
+    index = {u.run_id: i for i, u in enumerate(right)}
+    if not all(u.init_runs and all(r in index for r in u.init_runs) for u in left):
+        return None
+    pairs = tuple((i, tuple(index[r] for r in u.init_runs)) for i, u in enumerate(left))
+    used = {j for _, js in pairs for j in js}
+    unmatched = [str(right[j].seed) for j in range(len(right)) if j not in used]
+    return Design(True, "paired: each seed against the mean of its own init runs",
+                  pairs, f"right seeds not used: {', '.join(unmatched)}" if unmatched else "")
+
+
+def design(left_ids: list[str], right_ids: list[str], profile: str,
+           lookup: RecordLookup = stored_record) -> Design:
+    """The design comparing two cells whose values come from the runs ``left_ids`` and ``right_ids``."""
+    if not left_ids or not right_ids:
+        return _independent("independent: no run records")
+    left, right = _units(left_ids, profile, lookup), _units(right_ids, profile, lookup)
+    if left is None or right is None:
+        return _independent("independent: a run record is missing")
+    if set(left_ids) & set(right_ids):
+        return _independent("independent: the cells share runs")
+    for first, second, flip in ((left, right, False), (right, left, True)):
+        found = _lineage(first, second)
+        if found is not None:
+            if flip:  # a right value per left value is needed: lineage only runs left -> right
+                return _independent("independent: the right cell's runs start from the left cell's")
+            return found
+    grid = _grid_fields(left, right)
+    for by_init, what in ((True, "the same init runs"), (False, "the same seed and data order")):
+        if by_init and not all(u.init_runs for u in left + right):
+            continue
+        if not by_init and not all(u.data_order for u in left + right):
+            continue
+        left_keys = [_key(u, grid, by_init) for u in left]
+        right_keys = [_key(u, grid, by_init) for u in right]
+        if len(set(left_keys)) < len(left_keys) or len(set(right_keys)) < len(right_keys):
+            continue
+        where = {k: j for j, k in enumerate(right_keys)}
+        pairs = tuple((i, (where[k],)) for i, k in enumerate(left_keys) if k in where)
+        if not pairs:
+            continue
+        matched_left = {i for i, _ in pairs}
+        matched_right = {js[0] for _, js in pairs}
+        lost = [f"left {left[i].seed}" for i in range(len(left)) if i not in matched_left]
+        lost += [f"right {right[j].seed}" for j in range(len(right)) if j not in matched_right]
+        at = f" at the same grid point ({', '.join(g.removeprefix('objective_params.') for g in grid)})" if grid else ""
+        return Design(True, f"paired: {what}{at}", pairs,
+                      f"unmatched seeds: {', '.join(lost)}" if lost else "")
+    return _independent("independent: no shared seed, data order or init runs")
