@@ -347,12 +347,15 @@ def archive_table(profile: str) -> list[str]:
     and notebook (relative to the top-level README)."""
     items, claims = archive_coverage.coverage_counts(), archive_coverage.claim_counts(profile)
     lines = ["| paper | tables + figures: reproduced / partly / not run / no numbers (n.a., not identifiable) | "
-             "claims: holds / fails / inconclusive / not run |", "|---|---|---|"]
+             "claims, direction: holds / fails / inconclusive / not run | "
+             "size (as large as the paper's): holds / fails / inconclusive / n/a |", "|---|---|---|---|"]
     for (paper, title), (_, i), (_, c) in zip(archive_coverage.PAPERS.items(), items.iterrows(), claims.iterrows()):
         links = f"[{title}](papers/{paper}/README.md) ([notebook](notebooks/{paper}.ipynb))"
         lines.append(f"| {links} | {i['reproduced']} / {i['partly']} / {i['not run']} / "
                      f"{i['not applicable'] + i['not identifiable']} (of {i['items']}) | "
-                     f"{c['holds']} / {c['fails']} / {c['inconclusive']} / {c['not run']} (of {c['claims']}) |")
+                     f"{c['holds']} / {c['fails']} / {c['inconclusive']} / {c['not run']} (of {c['claims']}) | "
+                     f"{c['size holds']} / {c['size fails']} / {c['size inconclusive']} / "
+                     f"{c['size n/a'] + c['size not run']} |")
     return lines
 
 

@@ -13,6 +13,9 @@ import importlib
 import pandas as pd
 
 from sentemb import settings
+from sentemb.report.claims import COLUMNS as CLAIM_COLUMNS
+from sentemb.report.claims import SIZE_STATUSES
+from sentemb.report.claims import STATUSES as CLAIM_STATUSES
 from sentemb.report.reported import PAPERS as REPORTED_PAPERS
 
 TITLES = {
@@ -24,7 +27,6 @@ TITLES = {
 }
 PAPERS = {paper: TITLES[paper] for paper in REPORTED_PAPERS}
 STATUS_CLASSES = ("reproduced", "partly", "not run", "not applicable", "not identifiable")
-CLAIM_STATUSES = ("holds", "fails", "inconclusive", "not run")
 
 
 def status_class(status: str) -> str:
@@ -57,19 +59,21 @@ def claims(profile: str) -> pd.DataFrame:
         path = settings.results_root() / paper / profile / "claims.csv"
         if path.is_file():
             frames.append(pd.read_csv(path, dtype=str, keep_default_na=False))
-    columns = ["paper", "claim", "text", "source", "status", "detail", "effect", "p_value", "n", "test"]  # claims.csv's
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CLAIM_COLUMNS)
 
 
 def claim_counts(profile: str) -> pd.DataFrame:
-    """One row per paper: its claims in each status (holds / fails / inconclusive / not run)."""
+    """One row per paper: its claims per direction status (holds / fails / inconclusive / not run) and per size
+    status (``size holds`` ... ``size n/a``: is the effect as large as the paper's)."""
     table = claims(profile)
     rows = []
     for paper, title in PAPERS.items():
-        statuses = table.loc[table["paper"] == paper, "status"].value_counts()
-        unknown = set(statuses.index) - set(CLAIM_STATUSES)
+        mine = table[table["paper"] == paper]
+        statuses = mine["status"].value_counts()
+        sizes = mine["size_status"].value_counts() if "size_status" in mine else pd.Series(dtype=int)
+        unknown = (set(statuses.index) - set(CLAIM_STATUSES)) | (set(sizes.index) - set(SIZE_STATUSES))
         if unknown:
-            raise ValueError(f"{paper}'s claims.csv has statuses {sorted(unknown)} outside {CLAIM_STATUSES}")
+            raise ValueError(f"{paper}'s claims.csv has statuses {sorted(unknown)} outside {SIZE_STATUSES}")
         rows.append({"paper": title, **{s: int(statuses.get(s, 0)) for s in CLAIM_STATUSES},
-                     "claims": int(statuses.sum())})
+                     **{f"size {s}": int(sizes.get(s, 0)) for s in SIZE_STATUSES}, "claims": int(statuses.sum())})
     return pd.DataFrame(rows)
