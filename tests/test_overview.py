@@ -111,3 +111,32 @@ def test_the_committed_comparison_has_every_method_on_the_same_evaluator(monkeyp
             if not has_sts7(record):
                 path = TEMPLATE / "derived" / f"{derived_id(spec.run_id, ANALYSIS, PARAMS)}.json"
                 assert path.is_file(), f"{method} seed {spec.seed}: no committed 7-task STS record ({path.name})"
+
+
+def test_methods_sharing_seeds_and_data_order_are_compared_paired(tmp_path, monkeypatch):
+    """Two methods trained on the same data with the same seeds move together from seed to seed: the overview tests
+    them paired (scipy's ttest_rel), two methods on different data by Welch's test."""
+    import json
+
+    from scipy import stats
+
+    from sentemb.report.claims import Seeds
+
+    monkeypatch.setenv("SENTEMB_RESULTS", str(tmp_path))
+    folder = tmp_path / "runs" / "small"
+    folder.mkdir(parents=True)
+    for method, data in (("a", "wiki"), ("b", "wiki"), ("c", "nli")):
+        for seed in (42, 43, 44):
+            record = {"run_id": f"{method}{seed}", "profile": "small",
+                      "spec": {"seed": seed, "train_data": data, "batch_size": 64, "objective": f"objective_{method}",
+                               "objective_params": {}},
+                      "training": {"n_training_rows_available": 100}}
+            (folder / f"{method}{seed}.json").write_text(json.dumps(record))
+    a, b = [80.3, 81.35, 79.28], [80.0, 81.0, 79.0]
+    values = {m: Seeds(v, [f"{m}{s}" for s in (42, 43, 44)], "small") for m, v in (("a", a), ("b", b), ("c", b))}
+    pairs = report.pairwise_of(values, "sts").set_index(["method_a", "method_b"])
+    assert pairs.loc[("a", "b"), "test"] == "paired t two-sided (paired: the same seed and data order)"
+    assert pairs.loc[("a", "b"), "p_value"] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-12)
+    assert pairs.loc[("a", "b"), "n"] == "3 pairs"
+    assert pairs.loc[("a", "c"), "test"].startswith("Welch two-sided (independent:")
+    assert pairs.loc[("a", "c"), "p_value"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-12)

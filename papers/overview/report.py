@@ -3,8 +3,8 @@
 - Coverage and claims of every paper (:mod:`sentemb.report.archive_coverage`).
 - The comparison: every method of :mod:`papers.overview.experiments` on the 7 STS tasks (test, Spearman x 100), under
   SimCSE's protocol (``all`` aggregation for STS12-16) and DeCLUTR's (``mean``); mean ± std over the seeds, and
-  pairwise two-sided Welch t-tests on the 7-task average, corrected for the number of pairs (Benjamini-Hochberg,
-  ``scipy.stats.false_discovery_control``).
+  pairwise two-sided t-tests on the 7-task average (paired where the methods' runs share seeds and data order,
+  Welch otherwise), corrected for the number of pairs (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``).
 - SentEval's 7 transfer tasks (fasttest in the small profile) and the offline MTEB tasks, from the derived records
   SimCSE's Table E.1 and the non-contrastive paper's Table 4 compute (the same derived ids: shared, not recomputed);
   a method without them is listed as not run.
@@ -24,7 +24,7 @@ from papers.overview.analyses import has_sts7, sts7
 from sentemb import settings
 from sentemb.plots import style
 from sentemb.report import archive_coverage
-from sentemb.report.claims import welch_p
+from sentemb.report.claims import Comparison, Seeds
 from sentemb.report.grid_records import collect_records
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, mean_std, sts_rows, trace
 from sentemb.report.views import write_csv_tables
@@ -100,10 +100,12 @@ def _average_seeds(sts: dict[str, list[dict]], aggregation: str) -> dict[str, li
     if aggregation != "all":  # the average over the 7 tasks with STS12-16 aggregated as asked
         per_seed = per_seed[per_seed["aggregation"].isin((aggregation, ""))]
         per_seed = per_seed[per_seed["column"] != "Avg."]
-        averaged = per_seed.groupby(["row", "run_id"], sort=False)["value"].mean().reset_index()
-        return {m: averaged.loc[averaged["row"] == m, "value"].tolist() for m in sts}
-    avg = per_seed[per_seed["column"] == "Avg."]
-    return {m: avg.loc[avg["row"] == m, "value"].tolist() for m in sts}
+        per_seed = per_seed.groupby(["row", "run_id", "profile"], sort=False)["value"].mean().reset_index()
+    else:
+        per_seed = per_seed[per_seed["column"] == "Avg."]
+    return {m: Seeds(per_seed.loc[per_seed["row"] == m, "value"].tolist(),
+                     per_seed.loc[per_seed["row"] == m, "run_id"].tolist(),
+                     next(iter(per_seed.loc[per_seed["row"] == m, "profile"]), "")) for m in sts}
 
 
 def pairwise(sts: dict[str, list[dict]], aggregation: str = "all") -> pd.DataFrame:
@@ -113,16 +115,22 @@ def pairwise(sts: dict[str, list[dict]], aggregation: str = "all") -> pd.DataFra
 
 
 def pairwise_of(values: dict[str, list[float]], evaluation: str, aggregation: str = "") -> pd.DataFrame:
-    """Every pair of methods with >= 2 seeds each in ``values`` (method -> one average per seed): the difference of
-    their means, the two-sided Welch p-value, and the p-value corrected for the number of pairs of this evaluation
-    (Benjamini-Hochberg); significant at 0.05 after it."""
+    """Every pair of methods with >= 2 seeds each in ``values`` (method -> one average per seed, as
+    :class:`~sentemb.report.claims.Seeds` with their run ids): the difference, the two-sided p-value, and the p-value
+    corrected for the number of pairs of this evaluation (Benjamini-Hochberg); significant at 0.05 after it. Like the
+    claims (:class:`~sentemb.report.claims.Comparison`), methods whose runs share their randomness (the same seed and
+    data order, or init runs) are compared paired on their matched seeds, the others by Welch's test; ``test`` says
+    which and why."""
     seeds = {m: v for m, v in values.items() if len(v) >= 2}
     rows = []
     for a, b in itertools.combinations(seeds, 2):
-        p = min(1.0, 2 * min(welch_p(seeds[a], seeds[b]), welch_p(seeds[b], seeds[a])))
+        comparison = Comparison(seeds[a], seeds[b])
+        if not comparison.testable:  # paired on fewer than 2 matched seeds
+            continue
+        p = min(1.0, 2 * min(comparison.p_greater(), comparison.p_less()))
         rows.append({"evaluation": evaluation, "method_a": a, "method_b": b, "aggregation": aggregation,
-                     "difference": float(np.mean(seeds[a]) - np.mean(seeds[b])), "p_value": p,
-                     "n": f"{len(seeds[a])} vs {len(seeds[b])}", "test": "Welch two-sided"})
+                     "difference": comparison.difference, "p_value": p, "n": comparison.n,
+                     "test": comparison.test("two-sided")})
     table = pd.DataFrame(rows)
     if not table.empty:
         table["p_corrected"] = stats.false_discovery_control(table["p_value"].to_numpy(), method="bh")
@@ -203,8 +211,14 @@ def mteb_comparison(derived_records: dict[str, list[dict]], records: dict[str, l
 
 def derived_averages(derived_records: dict[str, list[dict]], average) -> dict[str, list[float]]:
     """Method -> one ``average(record)`` per seed that has the derived record."""
-    out = {m: [average(d) for d in found] for m, found in derived_records.items()}
-    return {m: [v for v in values if v is not None] for m, values in out.items()}
+    out = {}
+    for method, found in derived_records.items():
+        kept = [(average(d), d) for d in found]
+        kept = [(v, d) for v, d in kept if v is not None]
+        ids = [d.get("derived_id") for _, d in kept]
+        out[method] = Seeds([v for v, _ in kept], ids if all(ids) else (),
+                            next((d.get("profile", "") for _, d in kept), ""))
+    return out
 
 
 def missing_derived(records: dict[str, list[dict]], derived_records: dict[str, dict[str, list[dict]]]) -> pd.DataFrame:
@@ -334,7 +348,7 @@ def figure_pairwise(table: pd.DataFrame, profile: str):
         diff.loc[r["method_b"], r["method_a"]] = f"{-r['difference']:+.1f}"
     fig, ax = plt.subplots(figsize=(8, 6.5))
     sns.heatmap(p, annot=diff, fmt="", cmap="viridis_r", vmin=0, vmax=0.2, ax=ax,
-                cbar_kws={"label": "p (Welch, two-sided, BH-corrected)"})
+                cbar_kws={"label": "p (paired t or Welch, two-sided, BH-corrected)"})
     ax.set_title("row minus column, STS avg.; dark: significant", fontsize=9)
     _, folder = output_dirs(profile)
     return style.save(fig, folder, "comparison_pairwise",
@@ -388,7 +402,9 @@ def markdown_summary(tables: dict[str, pd.DataFrame], profile: str) -> str:
         if part.empty:
             continue
         significant = part[part["significant"].astype(bool)]
-        lines += ["", f"Pairwise ({label}; Welch two-sided, Benjamini-Hochberg over {len(part)} pairs): "
+        paired = int(part["test"].str.startswith("paired").sum())
+        lines += ["", f"Pairwise ({label}; two-sided, {paired} of {len(part)} pairs paired by seed and data order, "
+                  f"the others Welch; Benjamini-Hochberg over {len(part)} pairs): "
                   f"{len(significant)} significant at 0.05" + (": " if len(significant) else "") + "; ".join(
                       f"{r['method_a']} {'>' if r['difference'] > 0 else '<'} {r['method_b']} "
                       f"({r['difference']:+.2f}, p = {r['p_corrected']:.2g})" for _, r in significant.iterrows()) + "."]

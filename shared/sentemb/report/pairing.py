@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Callable
 
 from sentemb import settings
@@ -36,13 +35,17 @@ _NOT_COORDINATES = ("notes", "seed", "profile", "code_version")
 RecordLookup = Callable[[str, str], "dict | None"]
 
 
-@lru_cache(maxsize=4096)
+_READ: dict[str, dict] = {}  # records are written once: a record read is kept for the process (a missing one is not)
+
+
 def _read_json(path: str) -> dict | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, ValueError):
-        return None
+    if path not in _READ:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                _READ[path] = json.load(handle)
+        except (OSError, ValueError):
+            return None
+    return _READ[path]
 
 
 def stored_record(profile: str, ident: str) -> dict | None:
