@@ -88,7 +88,9 @@ def test_shared_init_runs_and_lineage():
     lookup = store(*stage1, *trained, *untrained)
     assert design(["t0", "t1", "t2"], ["u0", "u1", "u2"], "small", lookup).why == "paired: the same init runs"
     lineage = design(["t0", "t1", "t2"], [f"s{i}" for i in range(6)], "small", lookup)
-    assert lineage.paired and lineage.pairs == ((0, (0, 1)), (1, (2, 3)), (2, (4, 5)))
+    assert lineage.paired and lineage.pairs == (((0,), (0, 1)), ((1,), (2, 3)), ((2,), (4, 5)))
+    reverse = design([f"s{i}" for i in range(6)], ["t0", "t1", "t2"], "small", lookup)
+    assert reverse.pairs == (((0, 1), (0,)), ((2, 3), (1,)), ((4, 5), (2,)))
     table = cells({"a": ([76.0, 75.5, 75.8], ["t0", "t1", "t2"]),
                    "b": ([75.0, 77.0, 74.4, 76.8, 75.0, 76.4], [f"s{i}" for i in range(6)])})
     verdict = evaluate(GREATER, table, lookup_record=lookup)
@@ -103,7 +105,7 @@ def test_grid_points_pair_across_cells_and_a_missing_record_falls_back_to_welch(
     lookup = store(*one, *two)
     found = design([r["run_id"] for r in two], [r["run_id"] for r in one[::-1]], "small", lookup)
     assert found.paired and "same grid point (num_positives, temperature)" in found.why
-    assert found.pairs == tuple((i, (5 - i,)) for i in range(6))
+    assert found.pairs == tuple(((i,), (5 - i,)) for i in range(6))
     missing = design(["a2-1-0.0005", "nope"], ["a1-1-0.0005", "a1-2-0.0005"], "small", lookup)
     assert not missing.paired and missing.why == "independent: a run record is missing"
 

@@ -243,7 +243,8 @@ class Comparison:
             self.design = Design(False, why)
         else:
             self.design = design(left.run_ids, right.run_ids, left.profile or right.profile, lookup)
-        self.differences = [left[i] - float(np.mean([right[j] for j in js])) for i, js in self.design.pairs]
+        self.differences = [float(np.mean([left[i] for i in ls]) - np.mean([right[j] for j in rs]))
+                            for ls, rs in self.design.pairs]
 
     @property
     def paired(self) -> bool:

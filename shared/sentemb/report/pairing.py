@@ -92,12 +92,13 @@ def unit_of(record: dict) -> Unit:
 
 @dataclass(frozen=True)
 class Design:
-    """How two cells are compared. ``pairs``: (left index, right indices) for a paired design (the right side is
-    the mean of those values), empty when independent; ``why`` says what the design rests on."""
+    """How two cells are compared. ``pairs``: (left indices, right indices) for a paired design, each side the mean
+    of those values (one index, or a run's init runs under lineage), empty when independent; ``why`` says what the
+    design rests on."""
 
     paired: bool
     why: str
-    pairs: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    pairs: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
     unmatched: str = ""
 
 
@@ -128,16 +129,12 @@ def _key(unit: Unit, grid: list[str], by_init: bool) -> tuple:
     return (point, unit.init_runs) if by_init else (point, unit.seed, unit.data_order)
 
 
-def _lineage(left: list[Unit], right: list[Unit]) -> Design | None:
-    """Each left value is a run trained from right-cell runs: pair it with the mean of its own init runs."""
+def _lineage(left: list[Unit], right: list[Unit]) -> tuple[tuple[int, tuple[int, ...]], ...] | None:
+    """Each left value is a run trained from right-cell runs: (left index, its init runs' indices in right)."""
     index = {u.run_id: i for i, u in enumerate(right)}
     if not all(u.init_runs and all(r in index for r in u.init_runs) for u in left):
         return None
-    pairs = tuple((i, tuple(index[r] for r in u.init_runs)) for i, u in enumerate(left))
-    used = {j for _, js in pairs for j in js}
-    unmatched = [str(right[j].seed) for j in range(len(right)) if j not in used]
-    return Design(True, "paired: each seed against the mean of its own init runs",
-                  pairs, f"right seeds not used: {', '.join(unmatched)}" if unmatched else "")
+    return tuple((i, tuple(index[r] for r in u.init_runs)) for i, u in enumerate(left))
 
 
 def design(left_ids: list[str], right_ids: list[str], profile: str,
@@ -153,9 +150,11 @@ def design(left_ids: list[str], right_ids: list[str], profile: str,
     for first, second, flip in ((left, right, False), (right, left, True)):
         found = _lineage(first, second)
         if found is not None:
-            if flip:  # a right value per left value is needed: lineage only runs left -> right
-                return _independent("independent: the right cell's runs start from the left cell's")
-            return found
+            used = {j for _, js in found for j in js}
+            unused = [str(second[j].seed) for j in range(len(second)) if j not in used]
+            pairs = tuple(((js, (i,)) if flip else ((i,), js)) for i, js in found)
+            return Design(True, "paired: each seed against the mean of its own init runs", pairs,
+                          f"init-run seeds not used: {', '.join(unused)}" if unused else "")
     grid = _grid_fields(left, right)
     for by_init, what in ((True, "the same init runs"), (False, "the same seed and data order")):
         if by_init and not all(u.init_runs for u in left + right):
@@ -167,11 +166,11 @@ def design(left_ids: list[str], right_ids: list[str], profile: str,
         if len(set(left_keys)) < len(left_keys) or len(set(right_keys)) < len(right_keys):
             continue
         where = {k: j for j, k in enumerate(right_keys)}
-        pairs = tuple((i, (where[k],)) for i, k in enumerate(left_keys) if k in where)
+        pairs = tuple(((i,), (where[k],)) for i, k in enumerate(left_keys) if k in where)
         if not pairs:
             continue
-        matched_left = {i for i, _ in pairs}
-        matched_right = {js[0] for _, js in pairs}
+        matched_left = {i for (i,), _ in pairs}
+        matched_right = {j for _, (j,) in pairs}
         lost = [f"left {left[i].seed}" for i in range(len(left)) if i not in matched_left]
         lost += [f"right {right[j].seed}" for j in range(len(right)) if j not in matched_right]
         at = f" at the same grid point ({', '.join(g.removeprefix('objective_params.') for g in grid)})" if grid else ""
