@@ -131,3 +131,14 @@ def test_the_command_exports_recorded_runs_with_their_model_card(tmp_path, capsy
     assert "never overwrites" in capsys.readouterr().err
     assert cli.main(["export", "--run", "0123456789abcdef"]) == 2
     assert "sentemb runs --profile" in capsys.readouterr().err
+
+
+def test_the_model_card_names_tncse_singles_matched_simcse():
+    import json
+
+    from sentemb import settings
+    from sentemb.export.model_card import model_card
+
+    record = json.loads((settings.REPO_ROOT / "results/runs/small/51368f96cd0a11e9.json").read_text())
+    assert record["spec"]["objective_params"]["tn_weight"] == 0.0
+    assert "SimCSE matched to TNCSE-Single (no L_TN)" in model_card(record, trust_remote_code=False)

@@ -95,6 +95,55 @@ def test_single_encoder_probe_is_infonce_plus_the_norm_term_between_its_views():
         assert torch.allclose(objective(SENTENCES, random.Random(0)), expected)
 
 
+def _symmetric_2b_infonce(h: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Eq. 4 over 2B interleaved rows, row by row: row r's positive is r XOR 1, every other row except r a negative."""
+    unit = h / h.norm(dim=-1, keepdim=True)
+    losses = []
+    for r in range(h.shape[0]):
+        others = [j for j in range(h.shape[0]) if j != r]
+        logits = torch.stack([unit[r] @ unit[j] for j in others]) / temperature
+        losses.append(torch.logsumexp(logits, 0) - logits[others.index(r ^ 1)])
+    return torch.stack(losses).mean()
+
+
+def test_the_single_objective_without_l_tn_is_the_symmetric_2b_row_infonce_and_its_gradient():
+    """``tn_weight=0`` (Table 5's SimCSE matched to TNCSE-Single) is Eq. 4 alone: the same value and gradient as a
+    row-by-row symmetric InfoNCE over the 2B rows, nothing reaches the pooler output, and a negative [CLS] cosine
+    (NaN in Eq. 6 as printed) does not reach the loss."""
+    torch.manual_seed(0)
+    h_fixed, _, p_fixed, _ = _views(n_sentences=5, dim=16)
+    h_fixed[1] = -h_fixed[0]  # sentence 0's two views point apart: -log(cos) of Eq. 6 is NaN without the clamp
+    encoder = _two_encoders()[0]
+    matched = build_objective("tncse_single", {"tn_weight": 0.0}, encoder, max_len=16)
+    paper = build_objective("tncse_single", {}, encoder, max_len=16)
+    assert matched.tn_weight == 0.0 and paper.tn_weight == 1.0
+    h, p = h_fixed.clone().requires_grad_(True), p_fixed.clone().requires_grad_(True)
+    loss = matched.loss(h, p)
+    loss.backward()
+    h_ref = h_fixed.clone().requires_grad_(True)
+    expected = _symmetric_2b_infonce(h_ref, 0.05)
+    expected.backward()
+    assert torch.isfinite(loss) and torch.allclose(loss, expected, rtol=1e-6, atol=1e-6)
+    assert torch.allclose(h.grad, h_ref.grad, rtol=1e-5, atol=1e-7) and h.grad.abs().sum() > 0
+    assert p.grad is None
+    # the paper's weight adds the norm term (NaN here: Eq. 6 as printed), so the check above can tell them apart
+    assert torch.isnan(paper.loss(h_fixed, p_fixed))
+    h_ok = h_fixed.clone()
+    h_ok[1] = h_fixed[0] + 0.3 * torch.randn(16)
+    half = build_objective("tncse_single", {"tn_weight": 0.5}, encoder, max_len=16)
+    norm_term = tensor_norm_loss(h_ok, h_ok, p_fixed, p_fixed)
+    assert norm_term > 1e-3
+    assert torch.allclose(paper.loss(h_ok, p_fixed), _symmetric_2b_infonce(h_ok, 0.05) + norm_term, atol=1e-6)
+    assert torch.allclose(half.loss(h_ok, p_fixed), _symmetric_2b_infonce(h_ok, 0.05) + 0.5 * norm_term, atol=1e-6)
+    with torch.no_grad():  # and through the encoder, as a training step computes it
+        rows = interleaved_twice(SENTENCES)
+        h_enc, _ = encoder.eval().forward_with_pooler_output(**encoder.tokenize(rows, 16))
+        assert torch.allclose(matched.eval()(SENTENCES, random.Random(0)), _symmetric_2b_infonce(h_enc, 0.05),
+                              atol=1e-6)
+    with pytest.raises(ConfigError, match="tn_weight"):
+        build_objective("tncse_single", {"tn_weight": -1.0}, encoder, max_len=16)
+
+
 def test_the_evaluated_embedding_is_the_sum_and_best_reloads_to_it(tmp_path):
     objective = build_objective("tncse", {}, _two_encoders(seeds=(0, 1)), max_len=16)
     model = objective.evaluation_encoder()

@@ -1,6 +1,8 @@
 """TNCSE's paper folder: the grid in the paper's terms (stage-1 pairs by run id, the small profile's lr and length,
 the lr probe), the coverage of every table and figure, Figure 2 and Figure 5's LayerNorm removal."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -28,6 +30,52 @@ def test_stage2_rows_start_from_the_simcse_grid_runs_by_id():
     full = grid("full")
     assert all(s.lr == PAPER_LR and s.max_len == 64 and s.steps == 1_000_000 // 64 for s in full["tncse"])
     assert "tncse_lr_paper" not in full and "tncse_lr_paper" not in grid("smoke")
+
+
+@pytest.mark.parametrize("profile", ["smoke", "small", "full"])
+def test_the_matched_simcse_differs_from_tncse_single_by_the_l_tn_weight_only(profile):
+    """Table 5's claim compares runs that differ by L_TN only: the same seeds, data, steps, batch, lr, pooler and
+    objective, with ``tn_weight`` 0 against TNCSE-Single's default 1 (left out of its spec, so its run ids and
+    committed records stay)."""
+    runs = grid(profile)
+    single, matched = runs["tncse_single"], runs["simcse_matched"]
+    assert [s.seed for s in matched] == [s.seed for s in single] and len(single) >= 2
+    for a, b in zip(single, matched):
+        assert b.objective == a.objective == "tncse_single"
+        differing = {k for k in a.objective_params.keys() | b.objective_params.keys()
+                     if a.objective_params.get(k) != b.objective_params.get(k)}
+        assert differing == {"tn_weight"} and b.objective_params["tn_weight"] == 0.0
+        assert "tn_weight" not in a.objective_params
+        assert dataclasses.replace(b, objective_params=a.objective_params) == a  # every other field
+        assert b.run_id != a.run_id
+    if profile == "small":
+        from conftest import require_committed_small_records
+
+        require_committed_small_records("tncse", [s.run_id for s in single])
+
+
+def test_table5_shows_both_simcse_rows_and_the_claim_compares_the_matched_one():
+    """Both SimCSE rows stand next to the paper's SimCSE; only the matched one answers to the claim's "SimCSE" cell."""
+    import json
+
+    from sentemb import settings
+    from sentemb.report.claims import from_reproduced, load_claims, lookup_seeds
+
+    folder = settings.REPO_ROOT / "results" / "runs" / "small"
+    records = {}
+    for name in report.TABLE5_COLUMNS:
+        files = [folder / f"{spec.run_id}.json" for spec in grid("small")[name]]
+        if not all(f.is_file() for f in files):
+            pytest.skip(f"no committed small-profile records of {name} yet")
+        records[name] = [json.loads(f.read_text(encoding="utf-8")) for f in files]
+    table = report.table5(records).set_index("run")
+    assert table.loc["simcse_matched", "column"] == "SimCSE" and table.loc["tncse_single", "column"] == "TNCSE-Single"
+    assert table.loc["simcse_sickr", "column"] == report.TABLE5_COLUMNS["simcse_sickr"][0]
+    assert table.loc["simcse_sickr", "reported"] == table.loc["simcse_matched", "reported"] == 77.75
+    claim = next(c for c in load_claims("tncse") if c["id"] == "single-encoder-tn-beats-simcse")
+    cells = from_reproduced(table.reset_index())
+    assert lookup_seeds(cells, claim["right"]) == [float(v) for v in table.loc["simcse_matched", "values"].split(";")]
+    assert lookup_seeds(cells, claim["left"]) == [float(v) for v in table.loc["tncse_single", "values"].split(";")]
 
 
 def test_the_official_settings_carry_into_the_spec():

@@ -62,6 +62,8 @@ def model_card(record: dict, trust_remote_code: bool) -> str:
     spec, prov = record["spec"], record["provenance"]
     objective = spec["objective"]
     paper = PAPER_OF_OBJECTIVE.get(objective, f"objective {objective}")
+    if objective == "tncse_single" and spec.get("objective_params", {}).get("tn_weight") == 0:
+        paper = "TNCSE (Zong et al., AAAI 2025), Table 5's SimCSE matched to TNCSE-Single (no L_TN)"
     load = ("SentenceTransformer(path, trust_remote_code=True)  # the second encoder's module is st_added_encoder.py, "
             "in this directory" if trust_remote_code else "SentenceTransformer(path)")
     lines = [

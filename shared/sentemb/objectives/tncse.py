@@ -22,9 +22,16 @@ Settings from the official ``train_dual.py`` that are not parameters of the loss
 tokens; padding per batch gives the same embeddings (the attention mask hides padding) in less time.
 
 ``tncse_single`` (Table 5, "TNCSE-Single"). One encoder: the same per-encoder InfoNCE over interleaved views
-(Eq. 4) plus L_TN (Eq. 6) between the two dropout views of that encoder (h and p of row 2m against row 2m+1).
+(Eq. 4) plus L_TN (Eq. 6) between the two dropout views of that encoder (h and p of row 2m against row 2m+1):
+
+    L = L_NCE(h) + [tn_weight] L_TN(h, h+)
+
 The paper describes it in one sentence and its code is not released; this is the reading that applies Eq. 6
-within one encoder.
+within one encoder. ``tn_weight`` is 1 in the paper ("this structure only increases the L_TN loss relative to
+Unsup-SimCSE"). At 0 the L_TN term is left out, not multiplied by 0 (no -log(cos) is computed, so a negative
+cosine cannot turn it into NaN), and the loss is Eq. 4 alone over the 2B interleaved rows: SimCSE's InfoNCE in
+TNCSE's symmetric 2B-row form, on [CLS] without an MLP. That is Table 5's SimCSE matched to TNCSE-Single, a
+run that differs from it by L_TN only (``papers/tncse/experiments.py``, ``simcse_matched``).
 """
 
 from __future__ import annotations
@@ -111,17 +118,22 @@ class TNCSE(TrainingObjective):
 
 
 class TNCSESingle(TrainingObjective):
-    """Table 5 "TNCSE-Single": one encoder, InfoNCE over its interleaved views plus L_TN between them."""
+    """Table 5 "TNCSE-Single": one encoder, InfoNCE over its interleaved views plus ``tn_weight`` x L_TN between
+    them (Eq. 4 + Eq. 6); ``tn_weight=0`` is the matched SimCSE row (Eq. 4 alone)."""
 
     name = "tncse_single"
     rows = "sentences"
     sequences_per_row = 2
-    params = (TEMPERATURE, HALVE, CLAMP)
+    params = (TEMPERATURE, HALVE, CLAMP,
+              Param("tn_weight", float, 1.0, "weight of L_TN (Eq. 6) next to Eq. 4's InfoNCE; 1 = TNCSE-Single "
+                    "(the paper), 0 = the term left out (Table 5's SimCSE matched to TNCSE-Single)", low=0.0,
+                    added=True))
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, halve_norm_term: bool,
-                 clamp_negative_cosine: bool) -> None:
+                 clamp_negative_cosine: bool, tn_weight: float) -> None:
         super().__init__(encoder, max_len)
         self.temperature = temperature
+        self.tn_weight = tn_weight
         self.flags = {"halve_norm_term": halve_norm_term, "clamp_negative_cosine": clamp_negative_cosine}
 
     def forward(self, rows: Sequence[str], rng: random.Random) -> torch.Tensor:
@@ -130,4 +142,7 @@ class TNCSESingle(TrainingObjective):
 
     @fp32_loss
     def loss(self, h: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-        return interleaved_infonce(h, h, self.temperature) + tensor_norm_loss(h, h, p, p, **self.flags)
+        nce = interleaved_infonce(h, h, self.temperature)
+        if self.tn_weight == 0:
+            return nce
+        return nce + self.tn_weight * tensor_norm_loss(h, h, p, p, **self.flags)
