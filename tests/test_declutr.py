@@ -174,6 +174,37 @@ def test_sampler_is_deterministic_under_a_seed():
     assert first.anchor_spans != other.anchor_spans or first.positive_spans != other.positive_spans
 
 
+def _subsumed_lengths(view, count=20000):
+    """(anchor length, positive length) of ``count`` draws with A = P = 1 at the paper's spans, draw i seeded by i."""
+    pairs = []
+    for i in range(count):
+        sample = sample_anchor_positive_spans(list(range(1024)), random.Random(i), num_anchors=1, num_positives=1,
+                                              min_span_len=32, max_span_len=512, positive_views=view)
+        (a_start, a_end), ((p_start, p_end),) = sample.anchor_spans[0], sample.positive_spans[0]
+        assert a_start <= p_start < p_end <= a_end  # inside its anchor
+        pairs.append((a_end - a_start, p_end - p_start))
+    return pairs
+
+
+def test_official_subsumed_length_is_beta_2_4_scaled_to_the_anchor():
+    # official "subsuming": l_positive = floor(p * (l_anchor - l_min) + l_min), p ~ Beta(2, 4), so in [l_min, l_anchor]
+    # and E[l_positive | l_anchor] = (l_anchor - l_min) / 3 + l_min - 1/2 (the floor); 20,000 draws: sd of the mean
+    # is about 0.4 tokens
+    official = _subsumed_lengths("subsumed_official")
+    assert all(32 <= positive <= anchor for anchor, positive in official)
+    expected = sum((anchor - 32) / 3 + 32 - 0.5 for anchor, _ in official) / len(official)
+    mean = sum(positive for _, positive in official) / len(official)
+    assert mean == pytest.approx(expected, abs=1.5) and mean == pytest.approx(138.0, abs=1.5)
+    normalised = [(p - 32) / (a - 32) for a, p in official if a > 200]  # Beta(2, 4)'s mean 1/3, less the floor
+    assert sum(normalised) / len(normalised) == pytest.approx(1 / 3, abs=0.01)
+    # the archive's "subsumed" (unchanged): Beta(2, 4) over l_max - l_min, cut to the anchor: longer on average
+    archive = _subsumed_lengths("subsumed")
+    assert [a for a, _ in archive] == [a for a, _ in official]  # the same seeds: the same anchors
+    assert all(positive == min(positive, anchor) for anchor, positive in archive)
+    assert sum(p for _, p in archive) / len(archive) == pytest.approx(184.9, abs=1.5)
+    assert sum(p == a for a, p in archive) > 0 and sum(p == a for a, p in official) < sum(p == a for a, p in archive)
+
+
 # ----------------------------------------------------------------------------- NT-Xent (Eq. 2)
 
 

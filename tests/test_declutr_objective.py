@@ -12,7 +12,7 @@ from sentemb.augment.span_sampler import DocumentTooShortError
 from sentemb.data.documents import Document, TokenisedDocument, hub_documents, load_documents, synthetic_documents
 from sentemb.errors import ConfigError, DataError
 from sentemb.models.encoder import SentenceEncoder
-from sentemb.objectives.declutr import DeclutrContrastiveLoss, nt_xent
+from sentemb.objectives.declutr import DeclutrContrastiveLoss, nt_xent, nt_xent_official
 from sentemb.objectives.masked_lm import MaskedLMLoss, tied_mlm_head
 from sentemb.objectives.registry import build_objective
 from sentemb.spec import RunSpec
@@ -37,6 +37,47 @@ def test_nt_xent_equals_pytorch_metric_learning_ntxent():
     labels = torch.arange(6).repeat(2)  # embedding i and i + M share a label: the positive pair
     expected = NTXentLoss(temperature=0.05)(torch.cat([first, second]), labels)
     assert torch.allclose(nt_xent(first, second, 0.05), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("tau", [5e-4, 0.05])
+def test_the_official_form_is_pytorch_metric_learning_ntxent(tau):
+    from pytorch_metric_learning.losses import NTXentLoss
+
+    generator = torch.Generator().manual_seed(0)
+    first, second = torch.randn(8, 32, generator=generator), torch.randn(8, 32, generator=generator)
+    labels = torch.arange(8).repeat(2)
+    expected = NTXentLoss(temperature=tau)(torch.cat([first, second]), labels)
+    assert torch.equal(nt_xent_official(first, second, tau), expected)
+    positives = torch.stack([second, second], dim=1)  # P = 2 copies: the mean positive is ``second``
+    assert torch.equal(DeclutrContrastiveLoss(tau, "official")(first, positives), expected)
+    exact = nt_xent(first, second, tau)
+    if tau == 0.05:  # no term near the cap: the two forms agree
+        assert torch.allclose(exact, expected, atol=1e-5)
+    else:  # random directions at tau = 5e-4: most terms are far past -log(tiny), where the official form stops
+        logits = torch.nn.functional.normalize(torch.cat([first, second]), dim=-1)
+        logits = (logits @ logits.T / tau).fill_diagonal_(float("-inf"))
+        terms = torch.nn.functional.cross_entropy(logits, torch.cat([torch.arange(8) + 8, torch.arange(8)]),
+                                                  reduction="none")
+        cap = -torch.log(torch.tensor(torch.finfo(torch.float32).tiny))  # 87.34
+        assert (terms > cap).any() and float(expected) <= float(cap) + 1e-4 < float(exact)
+
+
+def test_a_capped_pair_has_no_gradient_in_the_official_form():
+    """Each embedding's partner is orthogonal to it and a negative is parallel: at tau = 5e-4 every term is -log(tiny)
+    in the official form (its gradient exactly 0), 2000 in the exact one (whose gradient does not vanish)."""
+    first = torch.tensor([[1.0, 0.0], [0.0, 1.0]], requires_grad=True)
+    second = torch.tensor([[0.0, 1.0], [1.0, 0.0]], requires_grad=True)
+    official = nt_xent_official(first, second, 5e-4)
+    official.backward()
+    assert official.item() == pytest.approx(-torch.log(torch.tensor(torch.finfo(torch.float32).tiny)).item())
+    assert official.item() == pytest.approx(87.3365, abs=1e-3)
+    assert torch.count_nonzero(first.grad) == 0 and torch.count_nonzero(second.grad) == 0
+    first.grad, second.grad = None, None
+    exact = nt_xent(first, second, 5e-4)
+    exact.backward()
+    assert exact.item() == pytest.approx(2000.0, rel=1e-4) and first.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="loss_form must be one of"):
+        DeclutrContrastiveLoss(0.05, "pml")
 
 
 def test_each_positive_belongs_to_its_anchor_in_the_anchor_major_layout():
@@ -72,6 +113,26 @@ def test_documents_too_short_for_the_anchors_are_left_out():
     assert [d.id for d in kept] == ["long"] and len(kept[0].token_ids) == 64
 
 
+def test_min_document_tokens_fixes_the_document_set_whatever_a():
+    documents = [Document(f"d{n}", "word " * n) for n in (20, 31, 32, 50, 63, 64, 65, 100, 300)]
+    ids = lambda objective: [d.id for d in objective.select_rows(documents)]  # noqa: E731
+    assert ids(_objective(num_anchors=1)) == ["d32", "d50", "d63", "d64", "d65", "d100", "d300"]  # 2 * 1 * 16
+    fixed = [ids(_objective(num_anchors=a, min_document_tokens=64)) for a in (1, 2)]
+    assert fixed[0] == fixed[1] == ids(_objective(num_anchors=2)) == ["d64", "d65", "d100", "d300"]
+    assert ids(_objective(num_anchors=1, min_document_tokens=100)) == ["d100", "d300"]
+    assert _objective(num_anchors=1, min_document_tokens=64).min_document_tokens == 64
+    assert _objective(num_anchors=2).min_document_tokens == 64  # 0 (the default): the sampler's 2 * A * l_max
+    needs = r"min_document_tokens 63 is below the 64 tokens the span sampler needs \(2 \* num_anchors \* max_span_len"
+    with pytest.raises(ConfigError, match=needs + r" = 2 \* 2 \* 16\): set it to at least 64, or 0 for exactly that"):
+        _objective(num_anchors=2, min_document_tokens=63)
+    with pytest.raises(ConfigError, match="min_document_tokens: -1 is not int in"):
+        _objective(min_document_tokens=-1)
+    at_default = RunSpec(**TINY)
+    assert RunSpec(**{**TINY, "objective_params": {**SPANS, "min_document_tokens": 0, "loss_form": "exact"}}).run_id \
+        == at_default.run_id  # added parameters at their defaults leave run ids alone
+    assert "min_document_tokens" not in at_default.objective_params and "loss_form" not in at_default.objective_params
+
+
 def test_a_step_trains_the_encoder_and_the_tied_mlm_head():
     objective = _objective().train()
     head = objective.mlm_loss.head
@@ -97,7 +158,9 @@ def test_the_losses_are_fp32_under_bf16_autocast():
     anchors, positives = torch.randn(4, 16, generator=generator), torch.randn(4, 2, 16, generator=generator)
     states, labels = torch.randn(2, 5, 64, generator=generator), torch.tensor([[-100, 3, -100, 7, -100], [5, -100, -100, -100, 9]])
     head = tied_mlm_head(SentenceEncoder.from_name("tiny-random-bert", "avg", seed=0))
-    for loss, inputs in ((DeclutrContrastiveLoss(0.05), (anchors, positives)), (MaskedLMLoss(head), (states, labels))):
+    for loss, inputs in ((DeclutrContrastiveLoss(0.05), (anchors, positives)), (MaskedLMLoss(head), (states, labels)),
+                         (DeclutrContrastiveLoss(0.05, "official"), (anchors, positives)),
+                         (DeclutrContrastiveLoss(5e-4, "official"), (anchors, positives))):
         low = [x.bfloat16().requires_grad_() if x.is_floating_point() else x for x in inputs]
         high = [x.detach().float().requires_grad_() if x.is_floating_point() else x for x in low]
         with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -106,6 +169,7 @@ def test_the_losses_are_fp32_under_bf16_autocast():
         assert value.dtype == torch.float32 and torch.allclose(value, reference, atol=1e-6)
         value.backward(), reference.backward()
         assert torch.allclose(low[0].grad.float(), high[0].grad.bfloat16().float(), atol=1e-2)
+        assert low[0].grad.abs().sum() > 0
 
 
 def _resumes_bit_for_bit(tmp_path, params):

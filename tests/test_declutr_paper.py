@@ -5,8 +5,10 @@ import dataclasses
 
 import pytest
 
-from papers.declutr.experiments import CORE, FIGURE3_RUNS, SMALL_SPANS, STEPS, grid, paper_grid
+from papers.declutr.experiments import (CORE, FIGURE3_RUNS, PAPER_MIN_DOCUMENT_TOKENS, SMALL_MIN_DOCUMENT_TOKENS,
+                                        SMALL_SPANS, STEPS, grid, paper_grid)
 from sentemb.runs import execute
+from conftest import needs_mirror
 
 
 def test_the_papers_settings_carry_into_the_full_profile():
@@ -37,12 +39,62 @@ def test_the_small_profile_scales_spans_steps_and_data():
     assert len(ids) == len(set(ids))
 
 
+def _document_bound(spec):
+    """The documents a DeCLUTR spec trains on: its min_document_tokens, or the sampler's 2 * A * l_max (0)."""
+    params = spec.objective_params
+    return params.get("min_document_tokens") or 2 * params["num_anchors"] * params["max_span_len"]
+
+
+@pytest.mark.parametrize("profile, bound", [("full", PAPER_MIN_DOCUMENT_TOKENS), ("small", SMALL_MIN_DOCUMENT_TOKENS),
+                                            ("smoke", SMALL_MIN_DOCUMENT_TOKENS)])
+def test_every_run_of_a_profile_trains_on_one_document_set(profile, bound):
+    runs = grid(profile)
+    training = [spec for specs in runs.values() for spec in specs if spec.trains]
+    assert {_document_bound(spec) for spec in training} == {bound}
+    assert bound == (2048 if profile == "full" else 256)
+    for spec in training:  # set only where the sampler's own bound differs (A = 1): the A = 2 run ids stay
+        explicit = "min_document_tokens" in spec.objective_params
+        assert explicit == (spec.objective_params["num_anchors"] == 1)
+    # the full profile scales gradients as the paper's runs (scale_fix false); one process keeps the default
+    assert {spec.ddp_gradients for spec in training} == {"official" if profile == "full" else "global"}
+    assert runs["views_subsumed"][0].objective_params["positive_views"] == "subsumed_official"
+    assert runs["views_adjacent"][0].objective_params["positive_views"] == "adjacent"
+    assert "loss_form" not in runs["a1_p1_t0.0005"][0].objective_params  # Figure 2's tau points: the exact form
+
+
+def test_the_small_profiles_unchanged_runs_keep_their_run_ids():
+    """The runs whose computation the one document set, the official subsumed length and the full profile's gradient
+    scale do not change keep the run ids of their committed records."""
+    small = grid("small")
+    assert [s.run_id for s in small["declutr"]] == ["8ef69e190663e51e", "905c63e6af99feb9", "59c9992dfb238a1d"]
+    assert small["transformer"][0].run_id == "dcbd1d92fbd81f99"
+    assert {name: small[name][0].run_id for name in small if name.startswith("a2_")} == {
+        "a2_p1_t0.0005": "68a85313e5aab49a", "a2_p1_t0.05": "1fc1537bdba301e1", "a2_p2_t0.0005": "53733a280649e4b1",
+        "a2_p4_t0.0005": "af10180c4b72e04c", "a2_p4_t0.05": "92b6d199cfb9d24d"}
+    assert small["views_adjacent"][0].run_id == "03bfa90dfd5430bb"
+
+
+@needs_mirror
+def test_a_and_2a_select_the_same_mirror_documents():
+    """The objective's select_rows on the mirror's articles, with the small grid's A = 1 and A = 2 specs: one set."""
+    from sentemb.data.documents import load_documents
+    from sentemb.models.encoder import SentenceEncoder
+    from sentemb.objectives.registry import build_objective
+
+    small, documents = grid("small"), load_documents("wikitext2_articles")
+    encoder = SentenceEncoder.from_name("tiny-random-bert", "avg")  # MiniLM's tokenizer
+    kept = {name: [d.id for d in build_objective("declutr", small[name][0].objective_params, encoder,
+                                                 max_len=66).select_rows(documents)]
+            for name in ("a1_p1_t0.05", "a2_p1_t0.05", "declutr")}
+    assert kept["a1_p1_t0.05"] == kept["a2_p1_t0.05"] == kept["declutr"] and len(kept["declutr"]) == 720
+
+
 def test_a_smoke_grid_point_runs_through_the_store():
     spec = dataclasses.replace(grid("smoke")["views_subsumed"][0], synthetic_data=True)  # generated documents
     record = execute.ensure(spec, progress=False)
     assert record["training"]["best_step"] == spec.steps  # checkpoint "last"
     assert record["training"]["n_training_rows_available"] > 0
-    assert record["spec"]["objective_params"]["positive_views"] == "subsumed"
+    assert record["spec"]["objective_params"]["positive_views"] == "subsumed_official"  # the official length
     assert 0 <= abs(record["metrics"]["stsb_dev_spearman"]) <= 1
     assert execute.ensure(spec, progress=False) == record  # cached
 
@@ -132,8 +184,11 @@ def test_the_figures_claims_rest_on_their_grid_points():
     from papers.declutr import report
     from papers.declutr.experiments import grid
 
-    def record(score, seed=42):
-        return {"metrics": {"stsb_dev_spearman": score / 100}, "spec": {"seed": seed}}
+    made = iter(range(10**6))
+
+    def record(score, seed=42):  # a fake record: its own run id, the small profile
+        return {"metrics": {"stsb_dev_spearman": score / 100}, "spec": {"seed": seed},
+                "run_id": f"{next(made):016x}", "profile": "small"}
 
     names = list(grid("small"))
     records = {name: [record(80.0 + 0.1 * (i % 3))] for i, name in enumerate(names)}

@@ -27,6 +27,19 @@ run's kept checkpoint (``final_eval="stsb_dev"``), the one SentEval dev score ev
 Figure 3's "share of the training set" is the share of the steps of one pass: one epoch over a random subset is, in
 distribution, the first steps of an epoch over the whole set.
 
+One document set per profile. The paper trains every setting on one set, the OpenWebText documents of >= 2048 tokens
+(§4; 2048 = 2 * 2 * 512, the official sampler's bound 2 * A * l_max at A = 2). The objective's default keeps the
+documents of >= 2 * A * l_max tokens, a set that would change with A; so every DeCLUTR training spec of a profile
+keeps the documents of at least ``PAPER_MIN_DOCUMENT_TOKENS`` (full) or ``SMALL_MIN_DOCUMENT_TOKENS`` (smoke, small:
+2 * 2 * l_max of ``SMALL_SPANS``) tokens, whatever its A, P and spans: the same documents in the same order.
+``min_document_tokens`` is set in a spec only where that bound differs from the spec's 2 * A * l_max (Figure 2's
+A = 1 points); elsewhere the default computes the same set, and those runs keep their run ids.
+
+Distributed training (full profile): ``ddp_gradients="official"``, the gradient scale of the paper's runs. The
+official configs keep ``scale_fix false`` "to reproduce results from the paper": the contrastive loss's gradient is
+1/N of the single-process one under N GPUs (``sentemb.train.distributed``). One process (smoke, small) computes the
+same either way, and its specs keep the default.
+
 Small profile (substitutes, said next to every number): all-MiniLM-L6-v2 (6 layers, D = 384, already a contrastively
 trained sentence encoder) for DistilRoBERTa/RoBERTa-base; the mirror's WikiText-2 articles for OpenWebText; spans of
 ``SMALL_SPANS`` tokens instead of 32-512 (2 CPU cores); 60 steps of 16 documents (``SMALL_STEPS``), the cut of the
@@ -45,16 +58,21 @@ PAPER_BACKBONE = "roberta-base"  # DeCLUTR-base; DeCLUTR-small is distilroberta-
 SMALL_PAPER_BACKBONE = "distilroberta-base"
 TRAIN_DATA = "openwebtext"
 DOCUMENTS = 495_243  # §4 "Dataset": OpenWebText documents of >= 2048 tokens
+PAPER_MIN_DOCUMENT_TOKENS = 2048  # §4 "Dataset": one document set for every setting
 BATCH = 16  # documents per minibatch (§4 "Training")
 STEPS = DOCUMENTS // BATCH  # one epoch
 CUT_FRACTION = 0.1  # slanted triangular schedule (§4 "Training")
 PAPER_SPANS = {"min_span_len": 32, "max_span_len": 512}
 #: Small profile: spans of 16-64 tokens instead of 32-512 (a step of 16 documents encodes A (1 + P) = 6 spans each).
 SMALL_SPANS = {"min_span_len": 16, "max_span_len": 64}
+#: Small and smoke profiles' document set: the paper's rule (2 * A * l_max at A = 2) at ``SMALL_SPANS``: 256 tokens.
+SMALL_MIN_DOCUMENT_TOKENS = 2 * 2 * SMALL_SPANS["max_span_len"]
 DECLUTR_PARAMS = {"num_anchors": 2, "num_positives": 2, "temperature": 0.05, "contrastive": True, "mlm_weight": 1.0,
                   **PAPER_SPANS}
 FIGURE2 = {"num_anchors": (1, 2), "num_positives": (1, 2, 4), "temperature": (5e-4, 5e-2)}
-FIGURE2_VIEWS = ("adjacent", "subsumed")  # "any" (overlapping, adjacent or subsumed) is the declutr row
+#: Figure 2c's views: run ``views_<name>`` -> its ``positive_views``; "subsumed" with the official code's length
+#: (Beta(2, 4) scaled to the anchor; span_sampler.py); "any" (overlapping, adjacent or subsumed) is the declutr row.
+FIGURE2_VIEWS = {"adjacent": "adjacent", "subsumed": "subsumed_official"}
 FIGURE3_OBJECTIVES = {"contrastive": {"mlm_weight": 0.0}, "mlm": {"contrastive": False}, "both": {}}
 FIGURE3_SHARES = (25, 50, 100)  # % of one epoch's steps; the paper's shares are not in the text
 FIGURES1_PROJECTIONS = {"kind": ("linear", "mlp"), "dim": (128, 256, 512)}  # widths not in the text
@@ -71,8 +89,21 @@ _DECLUTR = RunSpec(profile="full", backbone=PAPER_BACKBONE, pooler="avg", object
                    objective_params=DECLUTR_PARAMS, train_data=TRAIN_DATA, steps=STEPS, batch_size=BATCH, lr=5e-5,
                    max_len=PAPER_SPANS["max_span_len"] + 2, weight_decay=0.1, lr_schedule="slanted_triangular",
                    warmup_steps=round(CUT_FRACTION * STEPS), grad_clip=1.0, checkpoint="last", eval_every=1000,
-                   precision="fp16", final_eval="sts,declutr",
+                   precision="fp16", final_eval="sts,declutr", ddp_gradients="official",
                    notes="DeCLUTR (§3, Eq. 3), official config: mean pooling, MLM weight 1, no projection head")
+
+
+def one_document_set(spec: RunSpec, min_tokens: int) -> RunSpec:
+    """``spec`` training on the documents of at least ``min_tokens`` subword tokens (its profile's one set).
+    ``min_document_tokens`` is set only where it differs from the spec's own 2 * A * l_max, so that a spec whose
+    set does not change keeps its run id."""
+    if not spec.trains:
+        return spec
+    params = dict(spec.objective_params)
+    params.pop("min_document_tokens", None)
+    if min_tokens != 2 * params["num_anchors"] * params["max_span_len"]:
+        params["min_document_tokens"] = min_tokens
+    return dataclasses.replace(spec, objective_params=params)
 
 
 def _variant(notes: str, final_eval: dict | None = None, **params) -> RunSpec:
@@ -99,8 +130,10 @@ def paper_grid() -> dict[str, RunSpec]:
                 if name != "declutr":
                     runs[name] = _variant(f"Figure 2: A={a}, P={p}, tau={t:g}", num_anchors=a, num_positives=p,
                                           temperature=t)
-    for view in FIGURE2_VIEWS:
-        runs[f"views_{view}"] = _variant(f"Figure 2c: {view} positives only", positive_views=view)
+    for view, positive_views in FIGURE2_VIEWS.items():
+        runs[f"views_{view}"] = _variant(f"Figure 2c: {view} positives only"
+                                         + ("" if positive_views == view else f" ({positive_views})"),
+                                         positive_views=positive_views)
     for name, (objective, share) in FIGURE3_RUNS.items():
         spec = _variant(f"Figure 3: {objective}, {share}% of the training steps", **FIGURE3_OBJECTIVES[objective])
         runs[name] = dataclasses.replace(spec, steps=max(1, STEPS * share // 100))
@@ -112,18 +145,20 @@ def paper_grid() -> dict[str, RunSpec]:
         for t in FIGURES1_MEMORY["temperature"]:
             runs[f"xbm_{queue}_t{t:g}"] = _variant(f"Figure S1b: memory of {queue}, tau={t:g}", memory_size=queue,
                                                    temperature=t)
-    return runs
+    return {name: one_document_set(spec, PAPER_MIN_DOCUMENT_TOKENS) for name, spec in runs.items()}
 
 
 def _small(name: str, spec: RunSpec) -> RunSpec:
-    """A training spec on the smoke and small profiles: spans of ``SMALL_SPANS`` (and max_len to match), Figure 3's
-    rows at their share of the profile's steps, and the slanted triangle's cut at 10 % of the steps."""
+    """A training spec on the smoke and small profiles: spans of ``SMALL_SPANS`` (and max_len to match), the
+    documents of at least ``SMALL_MIN_DOCUMENT_TOKENS`` tokens, Figure 3's rows at their share of the profile's
+    steps, the slanted triangle's cut at 10 % of the steps, and the default ``ddp_gradients`` (one process)."""
     if not spec.trains:
         return spec
     steps = max(2, spec.steps * FIGURE3_RUNS[name][1] // 100) if name in FIGURE3_RUNS else spec.steps
-    return dataclasses.replace(spec, objective_params={**spec.objective_params, **SMALL_SPANS}, steps=steps,
-                               max_len=SMALL_SPANS["max_span_len"] + 2,
-                               warmup_steps=max(1, round(CUT_FRACTION * steps)))
+    small = dataclasses.replace(spec, objective_params={**spec.objective_params, **SMALL_SPANS}, steps=steps,
+                                max_len=SMALL_SPANS["max_span_len"] + 2,
+                                warmup_steps=max(1, round(CUT_FRACTION * steps)), ddp_gradients="global")
+    return one_document_set(small, SMALL_MIN_DOCUMENT_TOKENS)
 
 
 def grid(profile: str, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:

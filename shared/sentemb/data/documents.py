@@ -6,9 +6,12 @@
 | ``wikitext2_articles`` | the mirror's 722 WikiText-2 articles, ``training/longdocs/wikitext2_articles.jsonl.gz`` | mirror (small) |
 | ``synthetic``        | generated documents of the synthetic grammar's sentences                     | smoke, no data |
 
-The paper (§4 "Dataset") keeps the OpenWebText documents of at least 2048 tokens: 495,243 documents. Here the bound
-is applied, in the tokenizer's subword tokens, by :func:`long_enough`, with the bound the span sampler needs
-(``2 * A * l_max``: 2048 for A = 2, l_max = 512; see :mod:`sentemb.augment.span_sampler`). The mirror's articles
+The paper (§4 "Dataset") keeps the OpenWebText documents of at least 2048 tokens: 495,243 documents, one set for
+every setting of its figures. Here the bound is applied, in the tokenizer's subword tokens, by :func:`long_enough`,
+with the DeCLUTR objective's ``min_document_tokens``: by default the bound the span sampler needs (``2 * A * l_max``:
+2048 for A = 2, l_max = 512; see :mod:`sentemb.augment.span_sampler`), which depends on A and l_max; the DeCLUTR
+grid sets it to one value per profile (2048 on the full profile, 256 for the small profile's spans of 16-64), so
+that every run of a profile trains on the same documents in the same order. The mirror's articles
 are WikiText-2 (train split with ``<unk>`` tokens, as distributed; valid/test raw), a substitute for OpenWebText:
 Wikipedia prose instead of web text, and 357 of its 722 articles have at least 2048 whitespace tokens (2.8M
 MiniLM subword tokens in all; 475 articles have at least 2048 of them, 720 at least 256).
@@ -135,6 +138,7 @@ def long_enough(documents: Sequence[TokenisedDocument], min_tokens: int, corpus:
     if not kept:
         longest = max((len(d.token_ids) for d in documents), default=0)
         raise DataError(f"no document of {corpus or 'the corpus'} has {min_tokens} subword tokens (the longest has "
-                        f"{longest} of {len(documents)} documents).\n  Fix: lower num_anchors or max_span_len "
-                        "(a document needs 2 * num_anchors * max_span_len tokens), or use longer documents.")
+                        f"{longest} of {len(documents)} documents).\n  Fix: lower min_document_tokens, or "
+                        "num_anchors or max_span_len (a document needs 2 * num_anchors * max_span_len tokens), or "
+                        "use longer documents.")
     return kept

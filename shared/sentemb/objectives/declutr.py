@@ -17,6 +17,12 @@ tau = 0.05 in the paper and the official config. The paper writes a sum; the off
 pytorch-metric-learning's NTXentLoss, which averages over the 2AN (anchor, positive) pairs. We
 follow the code: the loss is the mean of the 2AN terms, i.e. L_contrastive / (2AN).
 
+Two forms of it (the objective's ``loss_form``): ``exact`` (:func:`nt_xent`, the default) is Eq. 2 as a cross
+entropy, exact at any tau; ``official`` (:func:`nt_xent_official`) is pytorch-metric-learning's NTXentLoss, which
+computes each term as -log(n / d + tiny): equal to Eq. 2 while a term is below -log(tiny) (87.3 in float32), but a
+pair whose positive is far below its negatives is capped there and its gradient fades to 0, which happens at
+Figure 2's tau = 5e-4 and not at 0.05. Figure 2's grid uses the exact form.
+
 MLM, Eq. 3 (§3.2): BERT's masked language modelling on every anchor span,
 
     L = L_contrastive + L_MLM
@@ -58,15 +64,36 @@ from sentemb.objectives.base import Param, TrainingObjective
 from sentemb.objectives.full_precision import fp32_loss
 from sentemb.objectives.masked_lm import MaskedLMLoss, mask_tokens_for_mlm, tied_mlm_head
 
-def nt_xent(first: torch.Tensor, second: torch.Tensor, temperature: float) -> torch.Tensor:
-    """SimCLR's NT-Xent: ``first[i]`` and ``second[i]`` are a positive pair among 2M embeddings.
+LOSS_FORMS = ("exact", "official")
 
-    Mean over the 2M terms l(i, i+M) and l(i+M, i) of Eq. 2 above.
-    """
+
+def _check_pairs(first: torch.Tensor, second: torch.Tensor) -> None:
     if first.shape != second.shape or first.dim() != 2:
         raise ValueError(
             f"expected two (M, d) tensors of the same shape, got {tuple(first.shape)} and {tuple(second.shape)}"
         )
+
+
+def nt_xent(first: torch.Tensor, second: torch.Tensor, temperature: float) -> torch.Tensor:
+    """SimCLR's NT-Xent, exact: ``first[i]`` and ``second[i]`` are a positive pair among 2M embeddings.
+
+    The mean over the 2M terms l(i, i+M) and l(i+M, i) of Eq. 2 above, each a cross entropy (log-sum-exp) over the
+    cosine similarities / tau of e_i to the 2M - 1 other embeddings: exact at any tau.
+
+    Args:
+        first: (M, d), e_1 ... e_M (DeCLUTR: the AN anchors).
+        second: (M, d), their partners e_{M+1} ... e_2M (DeCLUTR: the mean positives).
+        temperature: tau (0.05 in the paper; Figure 2 also 5e-4).
+
+    References:
+        - Chen et al. (2020), "A Simple Framework for Contrastive Learning of Visual Representations", Eq. 1.
+        - Giorgi et al. (2021), "DeCLUTR", §3.1, Eq. 2.
+
+    Official code:
+        pytorch-metric-learning's ``NTXentLoss`` (:func:`nt_xent_official`): the same terms and mean, computed as
+        -log(n / d + tiny), so a term is capped at -log(tiny) (87.3 in float32) where this one keeps growing.
+    """
+    _check_pairs(first, second)
     count = first.shape[0]
     embeddings = F.normalize(torch.cat([first, second]), dim=-1)
     logits = embeddings @ embeddings.T / temperature
@@ -77,14 +104,68 @@ def nt_xent(first: torch.Tensor, second: torch.Tensor, temperature: float) -> to
     return F.cross_entropy(logits, partners)
 
 
-class DeclutrContrastiveLoss(nn.Module):
-    """Eq. 2 with mean positives: anchors (AN, d), positives (AN, P, d) -> scalar."""
+def nt_xent_official(first: torch.Tensor, second: torch.Tensor, temperature: float) -> torch.Tensor:
+    """NT-Xent as the official code computes it: pytorch-metric-learning's ``NTXentLoss`` on the 2M embeddings,
+    ``first[i]`` and ``second[i]`` sharing a label (so each is the other's only positive).
 
-    def __init__(self, temperature: float = 0.05) -> None:
+    For the 2M (embedding, partner) pairs, with s the cosine similarities / tau of the embedding to the others and m
+    their maximum (detached), n = exp(s_partner - m) and d = n + sum over the negatives of exp(s_negative - m), the
+    term is -log(n / d + tiny), tiny = ``torch.finfo(dtype).tiny`` (1.18e-38 in float32); the loss is their mean.
+    While n / d is well above tiny this is :func:`nt_xent` up to rounding. Where it is not (the partner's s more
+    than 87.3 below the log-sum-exp of the row, which a cosine 87.3 tau below the best negative's is enough for:
+    0.044 at tau = 5e-4, out of reach at tau = 0.05, where it would be 4.4) the term saturates at -log(tiny) =
+    87.34, and its gradient fades to exactly 0 once n underflows (s_partner - m below about -103).
+
+    Args:
+        first: (M, d), e_1 ... e_M (DeCLUTR: the AN anchors).
+        second: (M, d), their partners e_{M+1} ... e_2M (DeCLUTR: the mean positives).
+        temperature: tau.
+
+    References:
+        - pytorch-metric-learning, ``losses/ntxent_loss.py`` (``NTXentLoss._compute_loss``), the version installed
+          here (the same formula in 0.9.98, the official code's lower bound).
+        - JohnGiorgi/DeCLUTR, ``declutr/losses/pytorch_metric_learning.py`` (the ``nt_xent`` loss of the configs).
+
+    Official code:
+        The same function, but its configs train under fp16 autocast (``use_amp``), where the similarity matrix is
+        float16, so tiny is float16's (6.1e-5) and the cap -log(tiny) = 9.70, within reach at tau = 0.05 too (read
+        from the code; not run under CUDA autocast). This form is always float32 (the loss module's
+        :func:`~sentemb.objectives.full_precision.fp32_loss`), cap 87.34.
+    """
+    from pytorch_metric_learning.losses import NTXentLoss
+
+    _check_pairs(first, second)
+    labels = torch.arange(first.shape[0], device=first.device).repeat(2)  # e_i and e_{i+M}: one label
+    return NTXentLoss(temperature=temperature)(torch.cat([first, second]), labels)
+
+
+class DeclutrContrastiveLoss(nn.Module):
+    """Eq. 2 with mean positives: each anchor's P positive embeddings are averaged, then NT-Xent over the 2AN
+    embeddings (anchors, mean positives), in float32 whatever the encoder ran in.
+
+    Args:
+        temperature: tau of Eq. 2 (0.05).
+        loss_form: ``exact`` (:func:`nt_xent`, Eq. 2 as a cross entropy) or ``official`` (:func:`nt_xent_official`,
+            pytorch-metric-learning's NTXentLoss, each pair's term capped at 87.34).
+
+    Inputs: anchors (AN, d), positives (AN, P, d), anchor-major (row i holds anchor i's positives) -> scalar.
+
+    References:
+        - Giorgi et al. (2021), "DeCLUTR", §3.1, Eq. 2 and the mean positive before it.
+
+    Official code:
+        ``loss_form="official"`` is its loss; it runs it under fp16 autocast, where the cap is 9.70
+        (:func:`nt_xent_official`).
+    """
+
+    def __init__(self, temperature: float = 0.05, loss_form: str = "exact") -> None:
         super().__init__()
         if temperature <= 0:
             raise ValueError(f"temperature must be positive, got {temperature}")
-        self.temperature = temperature
+        if loss_form not in LOSS_FORMS:
+            raise ValueError(f"loss_form must be one of {LOSS_FORMS}, got {loss_form!r}")
+        self.temperature, self.loss_form = temperature, loss_form
+        self._loss = nt_xent if loss_form == "exact" else nt_xent_official
 
     @fp32_loss
     def forward(self, anchor_embeddings: torch.Tensor, positive_embeddings: torch.Tensor) -> torch.Tensor:
@@ -94,7 +175,7 @@ class DeclutrContrastiveLoss(nn.Module):
                 f"{tuple(anchor_embeddings.shape)} and positives {tuple(positive_embeddings.shape)}"
             )
         mean_positives = positive_embeddings.mean(dim=1)
-        return nt_xent(anchor_embeddings, mean_positives, self.temperature)
+        return self._loss(anchor_embeddings, mean_positives, self.temperature)
 
 
 def declutr_loss(contrastive_loss: torch.Tensor, mlm_loss: torch.Tensor) -> torch.Tensor:
@@ -120,7 +201,9 @@ class MemoryBankContrastiveLoss(nn.Module):
     around its ``NTXentLoss``, as the supplement's experiment used. The 2AN embeddings of a step (anchors, then
     mean positives) are enqueued, and every pair is contrasted with the rest of the batch plus the queue (up to
     ``memory_size`` earlier embeddings, oldest replaced first). Each pair gets a label no earlier pair had, so an
-    embedding in the queue is only ever a negative. With an empty queue the loss is :func:`nt_xent`.
+    embedding in the queue is only ever a negative. With an empty queue the loss is :func:`nt_xent_official`, which
+    is :func:`nt_xent` except where a pair's term reaches its cap (small tau: Figure S1b's 1e-3 points can): the
+    memory bank always computes the official form, whatever ``loss_form`` says.
 
     Resuming restores the queue exactly: the memory tensors are buffers of the wrapped module, and the queue
     position, its filled flag and the label counter travel in this module's extra state."""
@@ -156,9 +239,11 @@ class DeCLUTR(TrainingObjective):
     """DeCLUTR's objective, Eq. 3 (§3): NT-Xent over anchors and mean positives (Eq. 2) + ``mlm_weight`` * L_MLM.
 
     Rows are documents; :meth:`select_rows` tokenises them with the encoder's tokenizer and keeps those with at
-    least 2 * A * l_max subword tokens (the official bound; the paper keeps OpenWebText documents of >= 2048
-    tokens). Spans are encoded as ``[CLS] span [SEP]`` with the encoder's pooler (``avg``, mean pooling, in the
-    paper's configuration) and cut to ``max_len`` tokens with the special tokens (the official code cuts at 512).
+    least ``min_document_tokens`` subword tokens: by default 2 * A * l_max (the official sampler's bound), so that
+    the training set would depend on A and l_max; the paper keeps one set, the OpenWebText documents of >= 2048
+    tokens (§4), for every setting, which an explicit ``min_document_tokens`` (>= 2 * A * l_max) fixes. Spans are
+    encoded as ``[CLS] span [SEP]`` with the encoder's pooler (``avg``, mean pooling, in the paper's configuration)
+    and cut to ``max_len`` tokens with the special tokens (the official code cuts at 512).
     ``contrastive=False`` with ``mlm_weight=1`` is Figure 3's "MLM only"; ``mlm_weight=0`` its "contrastive only".
     """
 
@@ -179,19 +264,27 @@ class DeCLUTR(TrainingObjective):
         Param("projection_dim", int, 128, "output width of the projection head (Figure S1a)", low=1),
         Param("memory_size", int, 0, "queue of a cross-batch memory of embeddings, extra negatives (Figure S1b); "
               "0: none", low=0),
+        Param("min_document_tokens", int, 0, "train on the documents of at least this many subword tokens, one set "
+              "for every A and l_max (the paper: OpenWebText documents of >= 2048 tokens); >= 2 * A * l_max; 0: the "
+              "sampler's bound 2 * A * l_max", low=0, added=True),
+        Param("loss_form", str, "exact", "NT-Xent as Eq. 2 (exact) or as the official code's pytorch-metric-learning "
+              "NTXentLoss (official: each pair's loss capped at -log(float32 tiny) = 87.3); a memory bank is always "
+              "the official form", choices=LOSS_FORMS, added=True),
     )
 
     def __init__(self, encoder: SentenceEncoder, max_len: int, num_anchors: int, num_positives: int,
                  min_span_len: int, max_span_len: int, temperature: float, contrastive: bool,
                  mlm_weight: float, positive_views: str, projection: str, projection_dim: int,
-                 memory_size: int) -> None:
+                 memory_size: int, min_document_tokens: int = 0, loss_form: str = "exact") -> None:
         super().__init__(encoder, max_len)
         self.num_anchors, self.num_positives = num_anchors, num_positives
         self.min_span_len, self.max_span_len = min_span_len, max_span_len
+        #: the training set: documents of at least this many subword tokens (0 in the spec: the sampler's bound)
+        self.min_document_tokens = min_document_tokens or minimum_document_length(num_anchors, max_span_len)
         self.contrastive, self.mlm_weight, self.positive_views = contrastive, mlm_weight, positive_views
         self.sequences_per_row = num_anchors * (1 + num_positives)  # spans encoded per document
         self.projection = projection_head(projection, encoder.dim, projection_dim)
-        self.contrastive_loss = (DeclutrContrastiveLoss(temperature) if memory_size == 0 else
+        self.contrastive_loss = (DeclutrContrastiveLoss(temperature, loss_form) if memory_size == 0 else
                                  MemoryBankContrastiveLoss(temperature, projection_dim if projection != "none"
                                                            else encoder.dim, memory_size))
         self.mlm_loss = MaskedLMLoss(tied_mlm_head(encoder)) if mlm_weight > 0 else None
@@ -203,14 +296,16 @@ class DeCLUTR(TrainingObjective):
             problems.append(f"min_span_len {params['min_span_len']} > max_span_len {params['max_span_len']}")
         if not params["contrastive"] and params["mlm_weight"] == 0:
             problems.append("contrastive=false with mlm_weight=0 leaves no loss")
+        bound = minimum_document_length(params["num_anchors"], params["max_span_len"])
+        if 0 < params["min_document_tokens"] < bound:
+            problems.append(f"min_document_tokens {params['min_document_tokens']} is below the {bound} tokens the span "
+                            f"sampler needs (2 * num_anchors * max_span_len = 2 * {params['num_anchors']} * "
+                            f"{params['max_span_len']}): set it to at least {bound}, or 0 for exactly that bound")
         return problems
 
-    @property
-    def min_document_tokens(self) -> int:
-        return minimum_document_length(self.num_anchors, self.max_span_len)
-
     def select_rows(self, documents: Sequence[Document]) -> list[TokenisedDocument]:
-        """The documents long enough for A anchors, as subword token ids."""
+        """The documents of at least ``min_document_tokens`` subword tokens (all long enough for A anchors), as
+        subword token ids."""
         return long_enough(tokenise(documents, self.encoder.tokenizer), self.min_document_tokens)
 
     def sample_spans(self, documents: Sequence[TokenisedDocument], rng: random.Random):
