@@ -403,8 +403,8 @@ def markdown_summary(tables: dict[str, pd.DataFrame], profile: str) -> str:
             continue
         significant = part[part["significant"].astype(bool)]
         paired = int(part["test"].str.startswith("paired").sum())
-        lines += ["", f"Pairwise ({label}; two-sided, {paired} of {len(part)} pairs paired by seed and data order, "
-                  f"the others Welch; Benjamini-Hochberg over {len(part)} pairs): "
+        lines += ["", f"Pairwise ({label}; two-sided, {paired} of {len(part)} pairs paired (the same seeds and data order, or "
+                  f"init runs), the others Welch; Benjamini-Hochberg over {len(part)} pairs): "
                   f"{len(significant)} significant at 0.05" + (": " if len(significant) else "") + "; ".join(
                       f"{r['method_a']} {'>' if r['difference'] > 0 else '<'} {r['method_b']} "
                       f"({r['difference']:+.2f}, p = {r['p_corrected']:.2g})" for _, r in significant.iterrows()) + "."]
