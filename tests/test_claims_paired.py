@@ -120,4 +120,4 @@ def test_size_verdict_uses_the_papers_own_effect():
     assert verdict.size_detail.startswith("the paper's own effect (+2)")
     close = evaluate({**GREATER, "size_tolerance": 2.0}, table, reported, lookup_record=store(*runs))
     assert close.size_status == "holds" and "TOST" in close.size_detail
-    assert evaluate(GREATER, table, None, lookup_record=store(*runs)).size_status == "n/a"
+    assert evaluate(GREATER, table, None, lookup_record=store(*runs)).size_status == "no size"

@@ -44,8 +44,9 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     assert len(pd.read_csv(tables / "levelling.csv")) == 20 + 14  # trained runs x seeds, and the smoke ablations
     claims = pd.read_csv(tables / "claims.csv").set_index("claim")
     assert set(claims["status"]) <= {"holds", "fails", "inconclusive", "not run"}
-    assert claims.loc["sup-beats-unsup", "n"] == "2 vs 2" and claims.loc["sup-beats-unsup", "test"] == "Welch one-sided"
-    assert claims.loc["dropout-0.1-is-best", "n"] == "2 vs 2,2,2,2,2,2,2"  # every claim row has the headline seeds
+    assert claims.loc["sup-beats-unsup", "n"] == "2 vs 2" and claims.loc["sup-beats-unsup", "test"].startswith(
+            "Welch one-sided (independent:")  # unsup. and sup. train on different data: no shared data order
+    assert claims.loc["dropout-0.1-is-best", "n"].startswith("2 vs 2,2,2,2,2,2,2")  # every claim row: the headline seeds
     assert claims.loc["hard-negatives-help", "status"] == "not run"
     figures = isolated_outputs / "figures" / "simcse" / "smoke"
     for stem in ("figure2_align_uniform_training", "figure3_align_uniform_models", "figureF1_singular_values",

@@ -362,14 +362,14 @@ def archive_table(profile: str) -> list[str]:
     items, claims = archive_coverage.coverage_counts(), archive_coverage.claim_counts(profile)
     lines = ["| paper | tables + figures: reproduced / partly / not run / no numbers (n.a., not identifiable) | "
              "claims, direction: holds / fails / inconclusive / not run | "
-             "size (as large as the paper's): holds / fails / inconclusive / n/a |", "|---|---|---|---|"]
+             "size (as large as the paper's): holds / fails / inconclusive / no size or not run |", "|---|---|---|---|"]
     for (paper, title), (_, i), (_, c) in zip(archive_coverage.PAPERS.items(), items.iterrows(), claims.iterrows()):
         links = f"[{title}](papers/{paper}/README.md) ([notebook](notebooks/{paper}.ipynb))"
         lines.append(f"| {links} | {i['reproduced']} / {i['partly']} / {i['not run']} / "
                      f"{i['not applicable'] + i['not identifiable']} (of {i['items']}) | "
                      f"{c['holds']} / {c['fails']} / {c['inconclusive']} / {c['not run']} (of {c['claims']}) | "
                      f"{c['size holds']} / {c['size fails']} / {c['size inconclusive']} / "
-                     f"{c['size n/a'] + c['size not run']} |")
+                     f"{c['size no size'] + c['size not run']} |")
     return lines
 
 

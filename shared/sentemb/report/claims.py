@@ -18,8 +18,8 @@ Two verdicts
   claims are equivalence claims and keep their tolerance);
 - ``size_status``: is it as large as the paper's: left - right reaches the paper's stated ``margin``, else the
   paper's own effect on its reported numbers (for argmax/argmin: the paper's lead over each other cell); with
-  ``size_tolerance``, instead equivalent to the paper's effect within that tolerance (TOST). ``n/a`` for ``within``
-  claims, and where the paper prints no number for a cell or its own numbers show no effect.
+  ``size_tolerance``, instead equivalent to the paper's effect within that tolerance (TOST). ``no size`` for
+  ``within`` claims, and where the paper prints no number for a cell or its own numbers show no effect.
 
 Each is ``holds`` / ``fails`` (significantly so, on seeds), ``inconclusive`` (the seeds cannot tell, or one seed),
 ``not run`` (a cell is missing), with its effect (signed so that positive supports it), p and n.
@@ -65,7 +65,7 @@ REF_KEYS = ("table", "group", "row", "column", "split", "aggregation", "metric")
 KINDS = ("greater", "within", "argmax", "argmin")
 ALPHA = 0.05
 STATUSES = ("holds", "fails", "inconclusive", "not run")
-SIZE_STATUSES = STATUSES + ("n/a",)
+SIZE_STATUSES = STATUSES + ("no size",)
 #: The columns of ``claims.csv`` (documented in ``results/schema.yaml``).
 COLUMNS = ["paper", "claim", "text", "source", "status", "detail", "effect", "p_value", "n", "test",
            "direction_status", "size_status", "size_target", "size_effect", "size_p_value", "size_detail"]
@@ -87,7 +87,7 @@ class Verdict:
     p_value: float | None = None
     n: str = ""
     test: str = ""
-    size_status: str = "n/a"
+    size_status: str = "no size"
     size_target: float | None = None
     size_effect: float | None = None
     size_p_value: float | None = None
@@ -529,7 +529,7 @@ def evaluate(claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = N
         size = None if targets is None else _on_seeds(claim, found, targets, lookup_record,
                                                       claim.get("size_tolerance"))
     if size is None:
-        return Verdict(**{**direction.__dict__, "size_status": "n/a", "size_detail": source})
+        return Verdict(**{**direction.__dict__, "size_status": "no size", "size_detail": source})
     target = targets[0] if len(targets) == 1 else None
     return Verdict(**{**direction.__dict__, "size_status": size.status, "size_target": target,
                       "size_effect": size.effect, "size_p_value": size.p_value,
@@ -589,7 +589,7 @@ def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[st
     for _, c in verdicts.iterrows():
         if skip_not_run and c["status"] == "not run":
             continue
-        size = c.get("size_status", "n/a")
+        size = c.get("size_status", "no size")
         if pd.notna(c.get("size_target")) and c.get("size_target") != "":
             size = f"{size} ({number(c['size_target'], '+.2f')})"
         lines.append(f"| {c['claim']} | {c['status']} | {number(c['effect'], '+.2f')} | {number(c['p_value'], '.3g')} "
