@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from sentemb.augment.span_sampler import minimum_document_length
 from sentemb.profiles import scale_grid
 from sentemb.spec import RunSpec
 
@@ -66,7 +67,7 @@ PAPER_SPANS = {"min_span_len": 32, "max_span_len": 512}
 #: Small profile: spans of 16-64 tokens instead of 32-512 (a step of 16 documents encodes A (1 + P) = 6 spans each).
 SMALL_SPANS = {"min_span_len": 16, "max_span_len": 64}
 #: Small and smoke profiles' document set: the paper's rule (2 * A * l_max at A = 2) at ``SMALL_SPANS``: 256 tokens.
-SMALL_MIN_DOCUMENT_TOKENS = 2 * 2 * SMALL_SPANS["max_span_len"]
+SMALL_MIN_DOCUMENT_TOKENS = minimum_document_length(2, SMALL_SPANS["max_span_len"])
 DECLUTR_PARAMS = {"num_anchors": 2, "num_positives": 2, "temperature": 0.05, "contrastive": True, "mlm_weight": 1.0,
                   **PAPER_SPANS}
 FIGURE2 = {"num_anchors": (1, 2), "num_positives": (1, 2, 4), "temperature": (5e-4, 5e-2)}
@@ -101,7 +102,7 @@ def one_document_set(spec: RunSpec, min_tokens: int) -> RunSpec:
         return spec
     params = dict(spec.objective_params)
     params.pop("min_document_tokens", None)
-    if min_tokens != 2 * params["num_anchors"] * params["max_span_len"]:
+    if min_tokens != minimum_document_length(params["num_anchors"], params["max_span_len"]):
         params["min_document_tokens"] = min_tokens
     return dataclasses.replace(spec, objective_params=params)
 

@@ -348,22 +348,22 @@ def _one_seed(samples: list[list[float]], refs: list[dict]) -> str:
     return ", ".join(_label(ref) for ref, s in zip(refs, samples) if not _testable(s))
 
 
-def _untestable(claim: dict, refs: list[dict], comparisons: list[Comparison], samples: list[list[float]]) -> str:
+def _untestable(refs: list[dict], comparisons: list[Comparison], samples: list[list[float]]) -> str:
     if any(c.paired for c in comparisons):
         counts = ", ".join(f"{len(c.differences)}" for c in comparisons if c.paired)
         return f"inconclusive (fewer than 2 matched pairs: {counts})"
     return f"inconclusive (1 seed): cells with one seed {_one_seed(samples, refs)}"
 
 
-def _greater(claim: dict, left: list[float], right: list[float], margin: float, lookup: RecordLookup) -> Verdict:
+def _greater(claim: dict, comparison: Comparison, margin: float) -> Verdict:
     """``greater`` on seeds: a one-sided test each way, H1 left - right > margin / < margin."""
-    comparison = Comparison(left, right, lookup)
+    left, right = comparison.left, comparison.right
     diff = comparison.difference
     effect = diff - margin
     text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {margin:g} (diff {_g(diff, '+')})"
     test = comparison.test("one-sided")
     if not comparison.testable:
-        detail = f"{_untestable(claim, [claim['left'], claim['right']], [comparison], [left, right])}; {text}"
+        detail = f"{_untestable([claim['left'], claim['right']], [comparison], [left, right])}; {text}"
         return Verdict(claim["id"], "inconclusive", detail, effect, None, comparison.n, test)
     p_for, p_against = comparison.p_greater(margin), comparison.p_less(margin)
     status, p = ("holds", p_for) if p_for < ALPHA else ("fails", p_against) if p_against < ALPHA \
@@ -372,17 +372,16 @@ def _greater(claim: dict, left: list[float], right: list[float], margin: float, 
     return Verdict(claim["id"], status, detail, effect, p, comparison.n, test)
 
 
-def _equivalent(claim: dict, left: list[float], right: list[float], centre: float, tolerance: float,
-                lookup: RecordLookup) -> Verdict:
+def _equivalent(claim: dict, comparison: Comparison, centre: float, tolerance: float) -> Verdict:
     """TOST: is left - right within ``tolerance`` of ``centre``? (``within`` claims: centre 0.)"""
-    comparison = Comparison(left, right, lookup)
+    left, right = comparison.left, comparison.right
     diff = comparison.difference
     effect = tolerance - abs(diff - centre)
     about = f" - {centre:g}" if centre else ""
     text = f"|{_g(np.mean(left))} - {_g(np.mean(right))}{about}| = {_g(abs(diff - centre))} <= {tolerance:g}"
     test = comparison.test("TOST")
     if not comparison.testable:
-        detail = f"{_untestable(claim, [claim['left'], claim['right']], [comparison], [left, right])}; {text}"
+        detail = f"{_untestable([claim['left'], claim['right']], [comparison], [left, right])}; {text}"
         return Verdict(claim["id"], "inconclusive", detail, effect, None, comparison.n, test)
     p_tost = max(comparison.p_greater(centre - tolerance), comparison.p_less(centre + tolerance))
     p_gap = min(comparison.p_greater(centre + tolerance), comparison.p_less(centre - tolerance))
@@ -401,14 +400,15 @@ def _runner_up_text(expect_ref, expect, other_ref, other, lead: float, p: float 
     return f"{where}, p={_fmt_p(p)}: {'separable' if p < ALPHA else 'not separable'}"
 
 
-def _argbest(claim: dict, samples: list[list[float]], leads: list[float], lookup: RecordLookup) -> Verdict:
-    """``argmax``/``argmin`` on seeds: intersection-union of one-sided tests that ``expect`` beats each other cell by
-    its ``leads`` (0 for the direction), Bonferroni for some other cell being significantly short of that."""
+def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float]) -> Verdict:
+    """``argmax``/``argmin`` on seeds: intersection-union of one-sided tests that ``expect`` (the left of every
+    comparison) beats each other cell by its ``leads`` (0 for the direction), Bonferroni for some other cell being
+    significantly short of that."""
     sign = 1.0 if claim["kind"] == "argmax" else -1.0
     refs = _cells_of(claim)
-    *others, expect = samples
+    expect, others = comparisons[0].left, [c.right for c in comparisons]
+    samples = [*others, expect]
     k = len(others)
-    comparisons = [Comparison(expect, o, lookup) for o in others]
     ahead = [sign * c.difference for c in comparisons]  # expect's lead over each other cell, in the claim's sense
 
     def p_win(i):  # H1: expect leads cell i by more than leads[i]
@@ -448,7 +448,7 @@ def _argbest(claim: dict, samples: list[list[float]], leads: list[float], lookup
         return Verdict(claim["id"], "fails", detail, lead, p, n, test)
     if not all(testable):
         untestable = [c for c, t in zip(comparisons, testable) if not t]
-        detail = f"{_untestable(claim, refs, untestable, samples)}; {runner_text}"
+        detail = f"{_untestable(refs, untestable, samples)}; {runner_text}"
         return Verdict(claim["id"], "inconclusive", detail, lead, None, n, test)
     worst = max(range(k), key=lambda i: wins[i])
     p = wins[worst]
@@ -458,17 +458,25 @@ def _argbest(claim: dict, samples: list[list[float]], leads: list[float], lookup
     return Verdict(claim["id"], "holds" if p < ALPHA else "inconclusive", detail, lead, p, n, test)
 
 
-def _on_seeds(claim: dict, samples: list[list[float]], targets: list[float], lookup: RecordLookup,
+def _comparisons(claim: dict, samples: list[list[float]], lookup_record: RecordLookup) -> list[Comparison]:
+    """The claim's cells compared, each on its design: left with right, or ``expect`` with each other cell."""
+    if claim["kind"] in ("argmax", "argmin"):
+        *others, expect = samples
+        return [Comparison(expect, other, lookup_record) for other in others]
+    return [Comparison(*samples, lookup_record)]
+
+
+def _on_seeds(claim: dict, comparisons: list[Comparison], targets: list[float],
               size_tolerance: float | None = None) -> Verdict:
     """The test of ``claim``'s kind asking for the effect(s) ``targets`` (zeros: the direction)."""
     kind = claim["kind"]
     if kind == "greater" and size_tolerance is not None:
-        return _equivalent(claim, *samples, targets[0], size_tolerance, lookup)
+        return _equivalent(claim, comparisons[0], targets[0], size_tolerance)
     if kind == "greater":
-        return _greater(claim, *samples, targets[0], lookup)
+        return _greater(claim, comparisons[0], targets[0])
     if kind == "within":
-        return _equivalent(claim, *samples, 0.0, _tolerance(claim, float(np.mean(samples[1]))), lookup)
-    return _argbest(claim, samples, targets, lookup)
+        return _equivalent(claim, comparisons[0], 0.0, _tolerance(claim, float(np.mean(comparisons[0].right))))
+    return _argbest(claim, comparisons, targets)
 
 
 # -- both verdicts -------------------------------------------------------------------------------------------------
@@ -524,10 +532,9 @@ def evaluate(claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = N
             size = Verdict(claim["id"], "holds" if ok else "fails",
                            f"leads {', '.join(_g(e, '+') for e in own)}", min(e - t for e, t in zip(own, targets)))
     else:
-        zeros = [0.0] * (len(refs) - 1 if claim["kind"] in ("argmax", "argmin") else 1)
-        direction = _on_seeds(claim, found, zeros, lookup_record)
-        size = None if targets is None else _on_seeds(claim, found, targets, lookup_record,
-                                                      claim.get("size_tolerance"))
+        comparisons = _comparisons(claim, found, lookup_record)  # one design for both verdicts
+        direction = _on_seeds(claim, comparisons, [0.0] * len(comparisons))
+        size = None if targets is None else _on_seeds(claim, comparisons, targets, claim.get("size_tolerance"))
     if size is None:
         return Verdict(**{**direction.__dict__, "size_status": "no size", "size_detail": source})
     target = targets[0] if len(targets) == 1 else None
