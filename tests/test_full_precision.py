@@ -38,9 +38,11 @@ PARAMS = {  # every loss path of every registered objective
     "barlow_twins_pairs": [{"projector_width": 32}],
     # random embeddings have negative [CLS] cosines: the official clamp keeps -log cos (Eq. 6) finite
     "tncse": [{"clamp_negative_cosine": True}, {"clamp_negative_cosine": True, "halve_norm_term": True, "nce": False}],
-    "tncse_single": [{"clamp_negative_cosine": True}],
+    "tncse_single": [{"clamp_negative_cosine": True}, {"tn_weight": 0.0}],
     "declutr": [DECLUTR_SPANS, {**DECLUTR_SPANS, "mlm_weight": 0.0, "memory_size": 64},
-                {**DECLUTR_SPANS, "contrastive": False}],
+                {**DECLUTR_SPANS, "contrastive": False},
+                {**DECLUTR_SPANS, "loss_form": "official", "positive_views": "subsumed_official",
+                 "min_document_tokens": 60}],
 }
 
 
