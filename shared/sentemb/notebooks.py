@@ -71,6 +71,10 @@ def ipc_kernel_manager():
     return IPCKernelManager
 
 
+# A kernel that imports torch on two busy cores can take longer than papermill's default of 60 s to answer.
+KERNEL_START_TIMEOUT_S = 600
+
+
 def execute_notebook(paper: str, profile: str, run_missing: bool = True, extended: bool = False) -> Path:
     import papermill
 
@@ -88,7 +92,8 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
             parameters["extended"] = True
         papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
                                    cwd=str(settings.REPO_ROOT), kernel_name="python3", progress_bar=False,
-                                   log_output=True, kernel_manager_class=ipc_kernel_manager())
+                                   log_output=True, kernel_manager_class=ipc_kernel_manager(),
+                                   start_timeout=KERNEL_START_TIMEOUT_S)
     except Exception as exc:
         failed = target.with_name(f"{target.stem}.failed.ipynb")
         if tmp.exists():
