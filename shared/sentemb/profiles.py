@@ -73,6 +73,14 @@ class Profile:
     precision: str | None  # training precision; None: the paper's
     headline_seeds: int  # seeds of a grid's headline rows; other rows run SEEDS[0] only
     job: JobResources  # one run as a cluster job
+    budgeted: bool = False  # rows (and derived analyses) outside the profile's time budget need --extended
+    exercises_only: bool = False  # costly derived analyses run on one model, to exercise the path
+    committed: bool = False  # its outputs are the repository's committed ones (notebooks/, the READMEs' blocks)
+    paper_data: bool = False  # trains on the paper's data (downloaded), not the mirror's substitutes
+
+    def runs_all_rows(self, extended: bool) -> bool:
+        """Whether the rows (and analyses) kept outside the budget run: always, unless budgeted without --extended."""
+        return extended or not self.budgeted
 
     def seeds(self, headline: bool) -> tuple[int, ...]:
         return SEEDS[: self.headline_seeds] if headline else SEEDS[:1]
@@ -101,7 +109,7 @@ class Profile:
                 changes["trajectory_every"] = None
             if self.precision is not None:
                 changes["precision"] = self.precision
-            if self.name != "full":
+            if not self.paper_data:
                 changes["train_data"] = mirror_corpus(paper_spec.train_data)
         changes["synthetic_data"] = self.uses_synthetic_data()
         return dataclasses.replace(paper_spec, **changes)
@@ -114,22 +122,26 @@ SMALL_EVAL_EVERY = 20
 PROFILES = {
     "smoke": Profile("smoke", "tiny random BERT, a few steps: the whole pipeline in minutes (tests, CI)",
                      steps=6, max_batch=16, eval_every=3, analysis_splits=("dev", "test"), backbone=TINY_RANDOM_BERT,
-                     precision="fp32", headline_seeds=2, job=JobResources(gpus=0, cpus=1, mem_gb=4, timeout_min=15)),
+                     precision="fp32", headline_seeds=2, job=JobResources(gpus=0, cpus=1, mem_gb=4, timeout_min=15),
+                     exercises_only=True),
     "small": Profile("small", f"all-MiniLM-L6-v2 on the mirror's real data, {SMALL_STEPS} steps, fp32, "
                      "3 seeds for headline rows (CPU, <= 30 min per paper)",
                      steps=SMALL_STEPS, max_batch=64, eval_every=SMALL_EVAL_EVERY, analysis_splits=("dev", "test"),
                      backbone=MINILM, precision="fp32", headline_seeds=3,
-                     job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120)),
+                     job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120), budgeted=True, committed=True),
     "full": Profile("full", "the papers' backbones, data and hyperparameters (GPU, network), 5 seeds for headline rows",
                     steps=None, max_batch=None, eval_every=None, analysis_splits=("train", "dev", "test"),
                     backbone=None, precision=None, headline_seeds=5,
                     # one BERT-base epoch of 10^6 sentences: ~11 min of fp16 training on an H100 (benchmarks/
                     # bench_gpu_steps.py), plus the evaluations; MTEB's retrieval tasks take longer, hence requeues
-                    job=JobResources(gpus=1, cpus=8, mem_gb=64, timeout_min=240)),
+                    job=JobResources(gpus=1, cpus=8, mem_gb=64, timeout_min=240), paper_data=True),
 }
 
 
-def get_profile(name: str) -> Profile:
+def get_profile(name: str | Profile) -> Profile:
+    """The profile called ``name`` (a :class:`Profile` is returned as it is)."""
+    if isinstance(name, Profile):
+        return name
     try:
         return PROFILES[name]
     except KeyError:

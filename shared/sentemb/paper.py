@@ -1,0 +1,175 @@
+"""A paper of the archive: its metadata and fixed hooks over one base that does the plumbing once.
+
+A paper is a short declarative subclass (``papers/<name>/paper.py``), listed once in ``papers/__init__.py``:
+
+    class SimCSE(Paper):
+        name = "simcse"
+        title = "SimCSE (Gao et al., 2021)"
+        ...
+        def grid(self, profile, extended=False): ...
+        def tables(self, records, derived_records, profile): ...
+        def claim_cells(self, tables, records): ...
+        def summary(self, tables): ...
+
+Hooks (abstract; a subclass that misses one cannot be instantiated): :meth:`grid`, :meth:`tables`,
+:meth:`claim_cells`, :meth:`summary`. Optional hooks with defaults: :meth:`derived` (no derived analyses),
+:meth:`figures` (none), :meth:`not_run` (the rows without records). The base implements coverage, collecting the
+records, claims, writing the CSV tables, the wide reader's view, provenance and the reported/Δ cell formatting.
+
+The core finds the papers through the ``sentemb.papers`` entry point (:func:`registry`), never by importing ``papers``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import ClassVar
+
+import pandas as pd
+
+from sentemb import settings
+from sentemb.errors import ConfigError
+from sentemb.profiles import Profile, get_profile
+
+Records = dict[str, list[dict]]
+
+
+class Paper(ABC):
+    """One paper: metadata, coverage and the hooks its notebook, the command line and the overview call."""
+
+    name: ClassVar[str]  # folder under papers/, results/ and figures/
+    title: ClassVar[str]  # "SimCSE (Gao et al., 2021)"
+    citation: ClassVar[str]  # authors, title, venue, year
+    official_code: ClassVar[str]  # the official repository (or "none")
+    coverage_items: ClassVar[dict[str, tuple[str, str]]] = {}  # item -> (status, where / why)
+    not_run_reason: ClassVar[str] = "not run"  # why a grid row without records has none
+    has_claims: ClassVar[bool] = True  # papers/<name>/claims.yaml and results/<name>/<profile>/claims.csv
+    reproduces: ClassVar[bool] = True  # a publication with reported numbers (False: the overview, which compares)
+
+    # -- hooks ---------------------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def grid(self, profile: str | Profile, extended: bool = False) -> dict:
+        """Run name -> specs (one per seed) on ``profile``; without ``extended`` only the rows inside its budget."""
+
+    @abstractmethod
+    def tables(self, records: Records, derived_records: dict, profile: str | Profile) -> dict[str, pd.DataFrame]:
+        """The paper's tables from run records and derived records (the claims are added by :meth:`write_tables`)."""
+
+    @abstractmethod
+    def claim_cells(self, tables: dict[str, pd.DataFrame], records: Records) -> pd.DataFrame:
+        """The reproduced cells ``claims.yaml`` refers to (``report.claims.from_reproduced`` of its tables)."""
+
+    @abstractmethod
+    def summary(self, tables: dict[str, pd.DataFrame]) -> str:
+        """The README's generated block: reported | reproduced mean ± std (n) | Δ, and the claims."""
+
+    def derived(self, records: Records, profile: str | Profile, run_missing: bool = True,
+                extended: bool = False) -> dict:
+        """The derived records the tables read (computed when missing and ``run_missing``); none by default."""
+        return {}
+
+    def figures(self, records: Records, derived_records: dict, profile: str | Profile) -> list[Path]:
+        """The paper's figures, saved under ``figures/<name>/<profile>/``; none by default."""
+        return []
+
+    def not_run(self, records: Records, profile: str | Profile | None = None,
+                derived_records: dict | None = None) -> pd.DataFrame:
+        """The grid's rows without records, each with :attr:`not_run_reason`."""
+        from sentemb.report.views import not_run_rows
+
+        return not_run_rows(records, self.not_run_reason)
+
+    # -- implemented once ------------------------------------------------------------------------------------------
+
+    def coverage(self) -> pd.DataFrame:
+        """Every table and figure of the paper with what the archive does with it and why."""
+        from sentemb.report.reported import coverage_table
+
+        return coverage_table(self.name, self.coverage_items)
+
+    def output_dirs(self, profile: str | Profile) -> tuple[Path, Path]:
+        """``results/<name>/<profile>/`` and ``figures/<name>/<profile>/``."""
+        return settings.paper_output_dirs(self.name, get_profile(profile).name)
+
+    def collect(self, profile: str | Profile, run_missing: bool = True, extended: bool = False,
+                progress: bool = True) -> Records:
+        """Records of every run of the grid, one per seed: the missing ones run when ``run_missing`` and inside the
+        budget (``extended`` lifts it); rows outside it are loaded when they exist, else empty."""
+        from sentemb.report.grid_records import collect_records
+
+        return collect_records(self.grid, get_profile(profile).name, run_missing, extended, progress)
+
+    def claims(self, tables: dict[str, pd.DataFrame], records: Records) -> pd.DataFrame:
+        """``claims.yaml`` evaluated on :meth:`claim_cells` (both verdicts, ``sentemb.report.claims``)."""
+        from sentemb.report.claims import evaluate_all
+
+        return evaluate_all(self.name, self.claim_cells(tables, records))
+
+    def write_tables(self, records: Records, derived_records: dict | None,
+                     profile: str | Profile) -> dict[str, pd.DataFrame]:
+        """:meth:`tables` and the claims, each written to ``results/<name>/<profile>/<table>.csv``."""
+        from sentemb.report.views import write_csv_tables
+
+        tables = self.tables(records, derived_records or {}, profile)
+        if self.has_claims:
+            tables["claims"] = self.claims(tables, records)
+        write_csv_tables(self.output_dirs(profile)[0], tables)
+        return tables
+
+    @staticmethod
+    def wide(table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", ""), index=("row",),
+             column: str = "column") -> pd.DataFrame:
+        """Reader's view: one row per ``index``, 'mean ± std (n) [reported]' per ``column``."""
+        from sentemb.report.views import wide_cells
+
+        return wide_cells(table, aggregation, index, column)
+
+    def provenance(self, records: Records, derived_records: dict) -> pd.DataFrame:
+        """One row per run record and derived record behind the tables."""
+        from sentemb.report.provenance_table import provenance_table
+
+        return provenance_table(records, self.derived_items(derived_records))
+
+    @staticmethod
+    def derived_items(derived_records: dict):
+        """(name, record or list of records) pairs of ``derived_records`` for :meth:`provenance`."""
+        for name, found in derived_records.items():
+            if isinstance(found, dict) and "derived_id" not in found:  # run id -> record
+                yield from ((f"{name} {run_id}", d) for run_id, d in found.items())
+            else:
+                yield name, found
+
+
+def reported_cell(value, digits: int = 2, signed: bool = False) -> str:
+    """A reported number or a Δ as the READMEs print it, '–' where the paper has none."""
+    if value is None or pd.isna(value):
+        return "–"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def registry() -> dict[str, Paper]:
+    """The archive's papers by name, in the order they are shown and run (``papers/__init__.py``'s ``PAPERS``)."""
+    found = entry_points(group="sentemb.papers")
+    if not found:
+        raise ConfigError("no papers are registered: install the archive (scripts/bootstrap.sh, or pip install -e .) "
+                          "so that its 'sentemb.papers' entry point is known")
+    papers: dict[str, Paper] = {}
+    for entry in found:
+        for paper in entry.load():
+            papers[paper.name] = paper
+    return papers
+
+
+def reproduced_papers() -> dict[str, Paper]:
+    """The papers with reported numbers (every registered one but the overview), in the registry's order."""
+    return {name: paper for name, paper in registry().items() if paper.reproduces}
+
+
+def get_paper(name: str) -> Paper:
+    """The registered paper ``name`` (the overview included), or a clear error listing them."""
+    papers = registry()
+    if name not in papers:
+        raise ConfigError(f"unknown paper {name!r}; choose from {', '.join(papers)}")
+    return papers[name]
