@@ -5,8 +5,8 @@
 #   ./run_all.sh                      small profile (default), all papers
 #   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~30 minutes on 2 cores
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
-#   ./run_all.sh --paper simcse       one paper (simcse, simcse_pp, noncontrastive, tncse, declutr, overview;
-#                                     comma-separated; the overview compares the papers' runs, so it comes last)
+#   ./run_all.sh --paper simcse       one paper, or several comma-separated (python -m sentemb papers lists them, in
+#                                     the order they run; the overview compares the papers' runs, so it comes last)
 #   ./run_all.sh --paper simcse_pp --extended   also the rows kept outside the small profile's budget
 #                                     (SimCSE's Table 3 and ablations; SimCSE++'s probes; the non-contrastive
 #                                     paper's other Table 1 cells and MTEB; TNCSE's Tables 2, 4-6; DeCLUTR's
@@ -26,7 +26,7 @@ cd "$(dirname "$0")"
 
 usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
-paper=simcse,simcse_pp,noncontrastive,tncse,declutr,overview
+paper=""  # default: every registered paper (python -m sentemb papers), in the registry's order
 no_run=()
 extended=()
 launch=()
@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, full)" >&2; exit 2; }
                profile="$2"; shift 2 ;;
     --profile=*) profile="${1#*=}"; shift ;;
-    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (simcse, simcse_pp, noncontrastive, tncse, declutr, overview)" >&2; exit 2; }
+    --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (python -m sentemb papers lists them)" >&2; exit 2; }
              paper="$2"; shift 2 ;;
     --paper=*) paper="${1#*=}"; shift ;;
     --no-run) no_run=(--no-run); shift ;;
@@ -69,6 +69,7 @@ if [ "$profile" = small ] && [ -z "${SENTEMB_DATA:-}" ]; then
 fi
 
 py="$(scripts/bootstrap.sh)"
+[ -n "$paper" ] || paper="$("$py" -m sentemb papers | paste -sd, -)"
 if [ "$dry_run" = 1 ]; then  # the jobs each paper would submit; nothing runs, no notebook
   for one in ${paper//,/ }; do
     "$py" -m sentemb run --paper "$one" --profile "$profile" "${extended[@]}" "${launch[@]}"

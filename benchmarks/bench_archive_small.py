@@ -47,8 +47,14 @@ def run_all(env: dict, jobs: int = 1) -> tuple[float, str]:
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as copy:
         # its own process group: when this benchmark is stopped, run_all.sh and every process it started stop too
-        proc = subprocess.Popen(["./run_all.sh", "--jobs", str(jobs)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                text=True, start_new_session=True)
+        proc = subprocess.Popen(
+            ["./run_all.sh", "--jobs", str(jobs)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         try:
             for line in proc.stdout:
                 sys.stderr.write(line)
@@ -68,8 +74,13 @@ def cached() -> dict:
     seconds, tail = run_all(env)
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     cache = Path(env.get("SENTEMB_CACHE", Path.home() / ".cache" / "sentemb"))
-    return {"cached_seconds": seconds, "per_paper_seconds": _per_paper(cache), "tree_clean": not dirty.strip(),
-            "dirty": dirty.splitlines()[:20], "summary": tail}
+    return {
+        "cached_seconds": seconds,
+        "per_paper_seconds": _per_paper(cache),
+        "tree_clean": not dirty.strip(),
+        "dirty": dirty.splitlines()[:20],
+        "summary": tail,
+    }
 
 
 def _stop_on_sigterm(signum, frame):
@@ -79,8 +90,14 @@ def _stop_on_sigterm(signum, frame):
 def from_scratch(keep: str | None, jobs: int = 1) -> dict:
     signal.signal(signal.SIGTERM, _stop_on_sigterm)  # `kill` runs the finally below, as Ctrl-C does
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "SENTEMB_RESULTS": f"{tmp}/results", "SENTEMB_FIGURES": f"{tmp}/figures",
-               "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks", "SENTEMB_SITE": f"{tmp}/site", "SENTEMB_CACHE": f"{tmp}/cache"}
+        env = {
+            **os.environ,
+            "SENTEMB_RESULTS": f"{tmp}/results",
+            "SENTEMB_FIGURES": f"{tmp}/figures",
+            "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks",
+            "SENTEMB_SITE": f"{tmp}/site",
+            "SENTEMB_CACHE": f"{tmp}/cache",
+        }
         out: dict = {}
         try:
             out["from_scratch_seconds"], out["from_scratch_summary"] = run_all(env, jobs)

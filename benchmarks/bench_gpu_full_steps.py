@@ -34,17 +34,41 @@ from sentemb.objectives import registry
 
 ARCHITECTURES = {  # the published configs' shapes (no download)
     "bert-base-uncased": (BertModel, BertConfig, {}),
-    "bert-large-uncased": (BertModel, BertConfig, {"hidden_size": 1024, "num_hidden_layers": 24,
-                                                   "num_attention_heads": 16, "intermediate_size": 4096}),
-    "roberta-base": (RobertaModel, RobertaConfig, {"vocab_size": 50265, "max_position_embeddings": 514,
-                                                   "type_vocab_size": 1, "pad_token_id": 1}),
-    "roberta-large": (RobertaModel, RobertaConfig, {"vocab_size": 50265, "max_position_embeddings": 514,
-                                                    "type_vocab_size": 1, "pad_token_id": 1, "hidden_size": 1024,
-                                                    "num_hidden_layers": 24, "num_attention_heads": 16,
-                                                    "intermediate_size": 4096}),
-    "distilroberta-base": (RobertaModel, RobertaConfig, {"vocab_size": 50265, "max_position_embeddings": 514,
-                                                         "type_vocab_size": 1, "pad_token_id": 1,
-                                                         "num_hidden_layers": 6}),
+    "bert-large-uncased": (
+        BertModel,
+        BertConfig,
+        {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096},
+    ),
+    "roberta-base": (
+        RobertaModel,
+        RobertaConfig,
+        {"vocab_size": 50265, "max_position_embeddings": 514, "type_vocab_size": 1, "pad_token_id": 1},
+    ),
+    "roberta-large": (
+        RobertaModel,
+        RobertaConfig,
+        {
+            "vocab_size": 50265,
+            "max_position_embeddings": 514,
+            "type_vocab_size": 1,
+            "pad_token_id": 1,
+            "hidden_size": 1024,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 16,
+            "intermediate_size": 4096,
+        },
+    ),
+    "distilroberta-base": (
+        RobertaModel,
+        RobertaConfig,
+        {
+            "vocab_size": 50265,
+            "max_position_embeddings": 514,
+            "type_vocab_size": 1,
+            "pad_token_id": 1,
+            "num_hidden_layers": 6,
+        },
+    ),
 }
 
 
@@ -93,8 +117,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("configs", help="the JSON that 'python benchmarks/gpu_plan.py configs' writes")
     parser.add_argument("--steps", type=int, default=8)
-    parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (DeCLUTR's spans change shape "
-                        "every step: the allocator and kernel choices settle over more steps)")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=3,
+        help="untimed steps first (DeCLUTR's spans change shape "
+        "every step: the allocator and kernel choices settle over more steps)",
+    )
     parser.add_argument("--out", default=None, help="JSON of seconds per step (default: stdout only)")
     parser.add_argument("--only", default=None, help="only the configurations whose name contains this")
     parser.add_argument("--device", default="cuda", help="cuda (the plan's numbers); cpu only checks the script")
@@ -104,9 +133,13 @@ def main() -> int:
         sys.exit("needs a CUDA device")
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir())
     configs = json.loads(open(args.configs).read())["configs"]
-    out = {"device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu", "torch": torch.__version__,
-           "steps_timed": args.steps, "warmup_steps": args.warmup,
-           "seconds_per_step": {}}
+    out = {
+        "device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
+        "torch": torch.__version__,
+        "steps_timed": args.steps,
+        "warmup_steps": args.warmup,
+        "seconds_per_step": {},
+    }
     for key, config in configs.items():
         if args.only and args.only not in key:
             continue
@@ -114,12 +147,20 @@ def main() -> int:
         objective_cls = registry.objective_class(config["objective"])
         torch.manual_seed(0)
         try:
-            encoders = [SentenceEncoder(model_cls(config_cls(**shape)), tokenizer, config["pooler"],
-                                        config["backbone"]).to(device) for _ in range(objective_cls.n_encoders)]
-            objective = registry.build_objective(config["objective"], config["objective_params"], encoders,
-                                                 config["max_len"]).to(device).train()
-            rows = objective.select_rows(rows_for(objective_cls.rows, config["batch_size"], tokenizer,
-                                                  random.Random(0)))
+            encoders = [
+                SentenceEncoder(model_cls(config_cls(**shape)), tokenizer, config["pooler"], config["backbone"]).to(
+                    device
+                )
+                for _ in range(objective_cls.n_encoders)
+            ]
+            objective = (
+                registry.build_objective(config["objective"], config["objective_params"], encoders, config["max_len"])
+                .to(device)
+                .train()
+            )
+            rows = objective.select_rows(
+                rows_for(objective_cls.rows, config["batch_size"], tokenizer, random.Random(0))
+            )
             seconds = time_steps(objective, rows, config["precision"], args.steps, device, args.warmup)
         except torch.OutOfMemoryError:
             out["seconds_per_step"][key] = "out of memory"

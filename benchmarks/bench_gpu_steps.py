@@ -30,8 +30,10 @@ from sentemb.models.backbone import minilm_dir
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives import registry
 
-SHAPES = {"bert-base": {}, "bert-large": {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
-                                          "intermediate_size": 4096}}
+SHAPES = {
+    "bert-base": {},
+    "bert-large": {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096},
+}
 RUNS = {"simcse_unsup": 64, "simcse_sup": 512}
 
 
@@ -53,8 +55,11 @@ def main() -> int:
     for shape, overrides in SHAPES.items():
         for objective_name, batch in RUNS.items():
             text = sentences(tokenizer, batch * 3, rng)
-            rows = text[:batch] if objective_name == "simcse_unsup" else \
-                [tuple(text[3 * i: 3 * i + 3]) for i in range(batch)]
+            rows = (
+                text[:batch]
+                if objective_name == "simcse_unsup"
+                else [tuple(text[3 * i : 3 * i + 3]) for i in range(batch)]
+            )
             for name in ("fp32", "fp16"):
                 torch.manual_seed(0)
                 encoder = SentenceEncoder(BertModel(BertConfig(**overrides)), tokenizer, "cls", shape).to(device)

@@ -42,9 +42,17 @@ def main() -> int:
             seconds[setting].append(time.perf_counter() - started)
             scores.setdefault(setting, {t: r.get("main_score") for t, r in result["tasks"].items()})
     mteb_adapter.labels_converted_once = converted
-    emit({"benchmark": "mteb_classification", "machine": machine(), "tasks": tasks, "seconds": seconds,
-          "same_scores": scores["converted once"] == scores["mteb as it is"], "scores": scores["converted once"]},
-         args.output)
+    emit(
+        {
+            "benchmark": "mteb_classification",
+            "machine": machine(),
+            "tasks": tasks,
+            "seconds": seconds,
+            "same_scores": scores["converted once"] == scores["mteb as it is"],
+            "scores": scores["converted once"],
+        },
+        args.output,
+    )
     return 0
 
 

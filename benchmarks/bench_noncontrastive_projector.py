@@ -1,6 +1,7 @@
 """What the non-contrastive paper's 8192-wide projector costs on this machine (rerun it; not a test).
 
-    SENTEMB_DATA=../shared/datasets .venv/bin/python benchmarks/bench_noncontrastive_projector.py [--widths 8192,4096,2048,1024]
+    SENTEMB_DATA=../shared/datasets .venv/bin/python benchmarks/bench_noncontrastive_projector.py \
+        [--widths 8192,4096,2048,1024]
 
 Barlow Twins (dropout views) trains all-MiniLM-L6-v2 at batch 64, length 32 on the mirror's Wikipedia sentences with
 the projector (Linear-BN-ReLU, Linear-BN-ReLU, Linear) at each width, and unsupervised SimCSE (no projector) as the
@@ -18,7 +19,6 @@ import resource
 import time
 
 import torch
-
 from benchmark_io import emit, machine, require_mirror
 
 
@@ -43,14 +43,26 @@ def main() -> None:
         models[f"barlow_twins W={width}"] = ("barlow_twins", {"projector_width": width})
     runs = {}
     for label, (objective, params) in models.items():
-        spec = RunSpec(profile="small", backbone="all-MiniLM-L6-v2", objective=objective, objective_params=params,
-                       train_data="wiki_sentences_combined", steps=1, precision=args.precision)
+        spec = RunSpec(
+            profile="small",
+            backbone="all-MiniLM-L6-v2",
+            objective=objective,
+            objective_params=params,
+            train_data="wiki_sentences_combined",
+            steps=1,
+            precision=args.precision,
+        )
         model = prepare_objective(spec, SentenceEncoder.from_name(spec.backbone, spec.pooler)).train()
         encoder_params = sum(p.numel() for p in model.encoder.parameters())
         projector = getattr(model, "projector", None)
         extra = sum(p.numel() for p in projector.parameters()) if projector is not None else 0
-        runs[label] = {"model": model, "optimizer": torch.optim.AdamW(model.parameters(), lr=spec.lr), "times": [],
-                       "encoder_parameters": encoder_params, "projector_parameters": extra}
+        runs[label] = {
+            "model": model,
+            "optimizer": torch.optim.AdamW(model.parameters(), lr=spec.lr),
+            "times": [],
+            "encoder_parameters": encoder_params,
+            "projector_parameters": extra,
+        }
     for step in range(args.steps + 1):
         batch = sentences[step * 64 : (step + 1) * 64]
         for run in runs.values():
@@ -63,14 +75,22 @@ def main() -> None:
             run["optimizer"].zero_grad(set_to_none=True)
             if step:
                 run["times"].append(time.perf_counter() - tick)
-    out = {**machine(str(device)), "precision": args.precision,
-           "batch": 64, "max_len": 32, "timed_steps": args.steps,
-           "peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, "models": {}}
+    out = {
+        **machine(str(device)),
+        "precision": args.precision,
+        "batch": 64,
+        "max_len": 32,
+        "timed_steps": args.steps,
+        "peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+        "models": {},
+    }
     for label, run in runs.items():
         per_step = sum(run["times"]) / len(run["times"])
-        out["models"][label] = {"seconds_per_step": round(per_step, 3),
-                                "projector_parameters": run["projector_parameters"],
-                                "projector_to_encoder": round(run["projector_parameters"] / run["encoder_parameters"], 2)}
+        out["models"][label] = {
+            "seconds_per_step": round(per_step, 3),
+            "projector_parameters": run["projector_parameters"],
+            "projector_to_encoder": round(run["projector_parameters"] / run["encoder_parameters"], 2),
+        }
     emit(out, args.output)
 
 

@@ -18,7 +18,6 @@ import random
 import time
 
 import torch
-
 from benchmark_io import emit, machine, require_mirror
 
 PAPER_MINUTES = {"simcse": 110, "simcse_pp": 119}  # papers/simcse_pp/reported/table6.csv
@@ -47,8 +46,15 @@ def main() -> None:
     device = torch.device("cpu")
     runs = {}
     for label, (objective, params) in OBJECTIVES.items():
-        spec = RunSpec(profile="small", backbone="all-MiniLM-L6-v2", objective=objective, objective_params=params,
-                       train_data="wiki_sentences_combined", steps=1, precision=args.precision)
+        spec = RunSpec(
+            profile="small",
+            backbone="all-MiniLM-L6-v2",
+            objective=objective,
+            objective_params=params,
+            train_data="wiki_sentences_combined",
+            steps=1,
+            precision=args.precision,
+        )
         model = prepare_objective(spec, SentenceEncoder.from_name(spec.backbone, spec.pooler)).train()
         runs[label] = (model, torch.optim.AdamW(model.parameters(), lr=spec.lr), [])
     for step in range(args.steps + 1):
@@ -62,12 +68,14 @@ def main() -> None:
             optimizer.zero_grad()
             if step:
                 times.append(time.perf_counter() - tick)
-    out = {**machine(str(device)), "precision": args.precision,
-           "batch": 64, "max_len": 32, "timed_steps": args.steps}
+    out = {**machine(str(device)), "precision": args.precision, "batch": 64, "max_len": 32, "timed_steps": args.steps}
     for label, (_, _, times) in runs.items():
         per_step = sum(times) / len(times)
-        out[label] = {"seconds_per_step": per_step, "sentences_per_second": 64 / per_step,
-                      "wiki1m_epoch_hours": WIKI1M_STEPS * per_step / 3600}
+        out[label] = {
+            "seconds_per_step": per_step,
+            "sentences_per_second": 64 / per_step,
+            "wiki1m_epoch_hours": WIKI1M_STEPS * per_step / 3600,
+        }
     out["ratio_simcse_pp_to_simcse"] = out["simcse_pp"]["seconds_per_step"] / out["simcse"]["seconds_per_step"]
     out["paper_ratio"] = PAPER_MINUTES["simcse_pp"] / PAPER_MINUTES["simcse"]
     emit(out, args.output)

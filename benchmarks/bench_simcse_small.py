@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 import torch
-
 from benchmark_io import emit, from_scratch, machine, require_mirror
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,8 +62,10 @@ def training_steps(steps: int) -> dict:
                 if step:  # the first step of each warms up
                     times[precision].append(time.perf_counter() - tick)
         sequences = spec.batch_size * objective.sequences_per_row
-        out[name] = {p: {"seconds_per_step": sum(t) / len(t), "sequences_per_second": sequences * len(t) / sum(t)}
-                     for p, t in times.items()}
+        out[name] = {
+            p: {"seconds_per_step": sum(t) / len(t), "sequences_per_second": sequences * len(t) / sum(t)}
+            for p, t in times.items()
+        }
         out[name]["bf16_speedup"] = out[name]["fp32"]["seconds_per_step"] / out[name]["bf16"]["seconds_per_step"]
     return out
 
@@ -77,8 +78,12 @@ def encoding() -> dict:
     encoder = SentenceEncoder.from_name("all-MiniLM-L6-v2", "avg")
     encoder.encode(sentences[:64])  # warm-up
     out = {"sentences": len(sentences)}
-    for label, kwargs in (("fp32_b32", {"batch_size": 32}), ("fp32_b64", {"batch_size": 64}),
-                          ("fp32_b128", {"batch_size": 128}), ("bf16_b64", {"batch_size": 64, "precision": "bf16"})):
+    for label, kwargs in (
+        ("fp32_b32", {"batch_size": 32}),
+        ("fp32_b64", {"batch_size": 64}),
+        ("fp32_b128", {"batch_size": 128}),
+        ("bf16_b64", {"batch_size": 64, "precision": "bf16"}),
+    ):
         tick = time.perf_counter()
         encoder.encode(sentences, **kwargs)
         seconds = time.perf_counter() - tick
@@ -96,9 +101,12 @@ def sts_evaluation() -> dict:
         tick = time.perf_counter()
         result, _ = evaluate_model(lambda s: encoder.encode(s, batch_size=batch), ["sts"])
         seconds = time.perf_counter() - tick
-        out[f"fp32_b{batch}"] = {"seconds": seconds, "unique_sentences": result["n_sentences"],
-                                 "sentences_per_second": result["n_sentences"] / seconds,
-                                 "avg_spearman": result["sts_simcse"]["summary"]["Avg."]}
+        out[f"fp32_b{batch}"] = {
+            "seconds": seconds,
+            "unique_sentences": result["n_sentences"],
+            "sentences_per_second": result["n_sentences"] / seconds,
+            "avg_spearman": result["sts_simcse"]["summary"]["Avg."],
+        }
     return out
 
 
@@ -109,12 +117,20 @@ def records() -> dict:
     for record in all_records("small"):
         training = record["training"] or {}
         phase = training.get("phase_seconds", {})
-        runs.append({"run_id": record["run_id"], "objective": record["spec"]["objective"],
-                     "seed": record["spec"]["seed"], "wall": record["timing"]["total_seconds"],
-                     "training_phase": phase.get("total", 0.0), "steps": phase.get("steps", 0.0),
-                     "dev_evaluation": phase.get("dev_evaluation", 0.0), "checkpoint": phase.get("checkpoint", 0.0),
-                     "overhead_fraction": training.get("overhead_fraction"),
-                     "final_eval": record["timing"]["final_eval_seconds"]})
+        runs.append(
+            {
+                "run_id": record["run_id"],
+                "objective": record["spec"]["objective"],
+                "seed": record["spec"]["seed"],
+                "wall": record["timing"]["total_seconds"],
+                "training_phase": phase.get("total", 0.0),
+                "steps": phase.get("steps", 0.0),
+                "dev_evaluation": phase.get("dev_evaluation", 0.0),
+                "checkpoint": phase.get("checkpoint", 0.0),
+                "overhead_fraction": training.get("overhead_fraction"),
+                "final_eval": record["timing"]["final_eval_seconds"],
+            }
+        )
         for key in totals:
             totals[key] += runs[-1][key]
     overheads = [r["overhead_fraction"] for r in runs if r["overhead_fraction"] is not None]
@@ -124,12 +140,20 @@ def records() -> dict:
 def whole_grid() -> dict:
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "SENTEMB_RESULTS": f"{tmp}/results", "SENTEMB_FIGURES": f"{tmp}/figures",
-               "SENTEMB_CACHE": f"{tmp}/cache"}
+        env = {
+            **os.environ,
+            "SENTEMB_RESULTS": f"{tmp}/results",
+            "SENTEMB_FIGURES": f"{tmp}/figures",
+            "SENTEMB_CACHE": f"{tmp}/cache",
+        }
         for label in ("cold", "cached"):
             tick = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "sentemb", "run", "--paper", "simcse", "--profile", "small"],
-                           cwd=ROOT, env=env, check=True)
+            subprocess.run(
+                [sys.executable, "-m", "sentemb", "run", "--paper", "simcse", "--profile", "small"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+            )
             out[f"grid_{label}_seconds"] = time.perf_counter() - tick
     return out
 
@@ -138,8 +162,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", action="store_true", help="per-run seconds of the committed small records")
     parser.add_argument("--grid", action="store_true", help="also time the whole small SimCSE grid (~30 min)")
-    parser.add_argument("--from-scratch", action="store_true",
-                        help="time ./run_all.sh --paper simcse from an empty store (the 45-min budget), then cached")
+    parser.add_argument(
+        "--from-scratch",
+        action="store_true",
+        help="time ./run_all.sh --paper simcse from an empty store (the 45-min budget), then cached",
+    )
     parser.add_argument("--keep", default=None, help="with --from-scratch: copy the temporary store's records here")
     parser.add_argument("--steps", type=int, default=4, help="timed training steps per precision and objective")
     parser.add_argument("--output", default=None)
@@ -149,8 +176,12 @@ def main() -> None:
         emit({**machine(), **from_scratch("simcse", keep=args.keep)}, args.output)
         return
     torch.set_num_threads(os.cpu_count() or 1)
-    summary = {**machine(), "training_steps": training_steps(args.steps), "encoding_stsb_dev": encoding(),
-               "sts_7_tasks": sts_evaluation()}
+    summary = {
+        **machine(),
+        "training_steps": training_steps(args.steps),
+        "encoding_stsb_dev": encoding(),
+        "sts_7_tasks": sts_evaluation(),
+    }
     if args.records:
         summary["records"] = records()
     if args.grid:

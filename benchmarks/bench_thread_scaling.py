@@ -40,8 +40,16 @@ def work(kind: str, steps: int, threads: int) -> dict:
     from sentemb.spec import RunSpec
     from sentemb.train.loop import prepare_objective
 
-    spec = RunSpec(profile="small", backbone="all-MiniLM-L6-v2", objective="simcse_unsup",
-                   train_data="wiki_sentences_combined", steps=1, batch_size=BATCH, max_len=MAX_LEN, precision="fp32")
+    spec = RunSpec(
+        profile="small",
+        backbone="all-MiniLM-L6-v2",
+        objective="simcse_unsup",
+        train_data="wiki_sentences_combined",
+        steps=1,
+        batch_size=BATCH,
+        max_len=MAX_LEN,
+        precision="fp32",
+    )
     encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler)
     times = []
     if kind == "train":
@@ -50,7 +58,7 @@ def work(kind: str, steps: int, threads: int) -> dict:
         optimizer = torch.optim.AdamW(model.parameters(), lr=spec.lr)
         for step in range(steps + 1):
             tick = time.perf_counter()
-            loss = model(sentences[step * BATCH:(step + 1) * BATCH], random.Random(step))
+            loss = model(sentences[step * BATCH : (step + 1) * BATCH], random.Random(step))
             loss.backward()
             optimizer.step()
             optimizer.zero_grad()
@@ -79,8 +87,12 @@ def side_by_side(kind: str, steps: int, processes: int, threads: int) -> dict:
         results.append(json.loads(out.strip().splitlines()[-1]))
     per_process = [r["seconds"] for r in results]
     unit = 1 if kind == "train" else N_ENCODE
-    return {"processes": processes, "threads_each": threads, "seconds_per_unit": per_process,
-            "throughput": sum(unit / s for s in per_process)}
+    return {
+        "processes": processes,
+        "threads_each": threads,
+        "seconds_per_unit": per_process,
+        "throughput": sum(unit / s for s in per_process),
+    }
 
 
 def main() -> None:
@@ -95,12 +107,20 @@ def main() -> None:
         print(json.dumps(work(args.worker, args.steps, args.threads)))
         return
     cores = os.cpu_count() or 1
-    out = {**machine(), "cores": cores, "batch": BATCH, "max_len": MAX_LEN, "steps": args.steps,
-           "units": {"train": "steps per second", "encode": "sentences per second"}}
+    out = {
+        **machine(),
+        "cores": cores,
+        "batch": BATCH,
+        "max_len": MAX_LEN,
+        "steps": args.steps,
+        "units": {"train": "steps per second", "encode": "sentences per second"},
+    }
     for kind in ("train", "encode"):
-        configs = {"one process, every core": side_by_side(kind, args.steps, 1, cores),
-                   "one process, one thread": side_by_side(kind, args.steps, 1, 1),
-                   "one single-thread process per core": side_by_side(kind, args.steps, cores, 1)}
+        configs = {
+            "one process, every core": side_by_side(kind, args.steps, 1, cores),
+            "one process, one thread": side_by_side(kind, args.steps, 1, 1),
+            "one single-thread process per core": side_by_side(kind, args.steps, cores, 1),
+        }
         best = configs["one process, every core"]["throughput"]
         out[kind] = {name: {**c, "relative_to_every_core": c["throughput"] / best} for name, c in configs.items()}
     emit(out, args.output)

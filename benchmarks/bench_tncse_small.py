@@ -24,9 +24,7 @@ import random
 import time
 
 import torch
-
 from benchmark_io import emit, from_scratch, machine, require_mirror
-
 
 
 def training_steps(steps: int) -> dict:
@@ -39,8 +37,10 @@ def training_steps(steps: int) -> dict:
     specs = {"tncse": grid("small")["tncse"][0], "simcse_unsup": simcse_grid("small")["unsup"][0]}
     objectives = {}
     for name, spec in specs.items():  # the backbone stands in for the stage-1 checkpoints: the same cost
-        encoders = [SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout)
-                    for _ in range(2 if name == "tncse" else 1)]
+        encoders = [
+            SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout)
+            for _ in range(2 if name == "tncse" else 1)
+        ]
         objectives[name] = prepare_objective(spec, *encoders)
     rows = load_rows("sentences", specs["tncse"].train_data)
     optimizers = {n: torch.optim.AdamW(o.parameters(), lr=specs[n].lr) for n, o in objectives.items()}
@@ -58,8 +58,11 @@ def training_steps(steps: int) -> dict:
     out = {}
     for name, t in times.items():
         sequences = 64 * objectives[name].sequences_per_row
-        out[name] = {"seconds_per_step": sum(t) / len(t), "sequences_per_step": sequences,
-                     "sequences_per_second": sequences * len(t) / sum(t)}
+        out[name] = {
+            "seconds_per_step": sum(t) / len(t),
+            "sequences_per_step": sequences,
+            "sequences_per_second": sequences * len(t) / sum(t),
+        }
     out["tncse_over_simcse"] = out["tncse"]["seconds_per_step"] / out["simcse_unsup"]["seconds_per_step"]
     return out
 
@@ -77,20 +80,35 @@ def records() -> dict:
             if record is None:
                 continue
             phase = (record["training"] or {}).get("phase_seconds", {})
-            runs.append({"run": name, "seed": spec.seed, "run_id": spec.run_id, "core": name in CORE,
-                         "wall": record["timing"]["total_seconds"], "steps": phase.get("steps", 0.0),
-                         "dev_evaluation": phase.get("dev_evaluation", 0.0),
-                         "final_eval": record["timing"]["final_eval_seconds"],
-                         "started_utc": record["provenance"]["started_utc"]})
-    return {"runs": runs, "core_wall_seconds": sum(r["wall"] for r in runs if r["core"]),
-            "all_wall_seconds": sum(r["wall"] for r in runs)}
+            runs.append(
+                {
+                    "run": name,
+                    "seed": spec.seed,
+                    "run_id": spec.run_id,
+                    "core": name in CORE,
+                    "wall": record["timing"]["total_seconds"],
+                    "steps": phase.get("steps", 0.0),
+                    "dev_evaluation": phase.get("dev_evaluation", 0.0),
+                    "final_eval": record["timing"]["final_eval_seconds"],
+                    "started_utc": record["provenance"]["started_utc"],
+                }
+            )
+    return {
+        "runs": runs,
+        "core_wall_seconds": sum(r["wall"] for r in runs if r["core"]),
+        "all_wall_seconds": sum(r["wall"] for r in runs),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", action="store_true", help="per-run seconds of the committed TNCSE records")
-    parser.add_argument("--from-scratch", action="store_true",
-                        help="also time ./run_all.sh --paper tncse from an empty store (after SimCSE's unsup runs, timed apart), then cached")
+    parser.add_argument(
+        "--from-scratch",
+        action="store_true",
+        help="also time ./run_all.sh --paper tncse from an empty store (after SimCSE's unsup runs, timed apart), "
+        "then cached",
+    )
     parser.add_argument("--steps", type=int, default=3, help="timed training steps per objective")
     parser.add_argument("--output", default=None)
     args = parser.parse_args()

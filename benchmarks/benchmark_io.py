@@ -48,15 +48,34 @@ def from_scratch(paper: str, before: tuple[str, str] | None = None, keep: str | 
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results"
         (results / "runs" / "small").mkdir(parents=True)
-        env = {**os.environ, "SENTEMB_RESULTS": str(results), "SENTEMB_FIGURES": f"{tmp}/figures",
-               "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks"}
+        env = {
+            **os.environ,
+            "SENTEMB_RESULTS": str(results),
+            "SENTEMB_FIGURES": f"{tmp}/figures",
+            "SENTEMB_NOTEBOOKS": f"{tmp}/notebooks",
+        }
         out: dict = {"paper": paper}
         try:
             if before is not None:
                 other, only = before
                 tick = time.perf_counter()
-                subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-m", "sentemb", "run", "--paper", other,
-                                "--profile", "small", "--only", only], cwd=ROOT, env=env, check=True)
+                subprocess.run(
+                    [
+                        str(ROOT / ".venv" / "bin" / "python"),
+                        "-m",
+                        "sentemb",
+                        "run",
+                        "--paper",
+                        other,
+                        "--profile",
+                        "small",
+                        "--only",
+                        only,
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    check=True,
+                )
                 out[f"{other}_{only.replace(',', '_')}_seconds"] = time.perf_counter() - tick
             for label in ("from_scratch", "cached"):
                 tick = time.perf_counter()
@@ -75,8 +94,15 @@ def record_phases(results: Path) -> list[dict]:
     for path in sorted((results / "runs" / "small").glob("*.json")):
         record = json.loads(path.read_text())
         phase = (record["training"] or {}).get("phase_seconds", {})
-        rows.append({"run_id": record["run_id"], "objective": record["spec"]["objective"],
-                     "seed": record["spec"]["seed"], "wall": record["timing"]["total_seconds"],
-                     "steps": phase.get("steps", 0.0), "dev_evaluation": phase.get("dev_evaluation", 0.0),
-                     "final_eval": record["timing"]["final_eval_seconds"]})
+        rows.append(
+            {
+                "run_id": record["run_id"],
+                "objective": record["spec"]["objective"],
+                "seed": record["spec"]["seed"],
+                "wall": record["timing"]["total_seconds"],
+                "steps": phase.get("steps", 0.0),
+                "dev_evaluation": phase.get("dev_evaluation", 0.0),
+                "final_eval": record["timing"]["final_eval_seconds"],
+            }
+        )
     return rows

@@ -5,7 +5,8 @@
 FRESH is a store of run records (and ``derived/`` records) made from an empty store, e.g. the folder that
 ``bench_archive_small.py --from-scratch --keep FRESH`` fills. For every record id in both stores, every number the
 record computed is compared: a run record's ``metrics``, ``training`` and ``analysis``, a derived record's
-``result``; timings (any key holding "second", "wall" or "overhead") are skipped, since they are the machine's, not the code's.
+``result``; timings (any key holding "second", "wall" or "overhead") are skipped, since they are the machine's, not the
+code's.
 Per record: how many numbers, how many bit-identical, the largest absolute difference and where, and for a run
 record the difference of its 7-task STS average (x100, the number the tables print). Ids in FRESH that
 the committed store lacks mean the committed records were made from other specs or code (their run ids differ), and
@@ -55,9 +56,15 @@ def compare(fresh: dict, committed: dict, kind: str) -> dict:
         if diff > worst:
             worst, where = diff, path
     avg = [(a.get(HEADLINE), b.get(HEADLINE))] if HEADLINE in a and HEADLINE in b else []
-    return {"numbers": len(shared), "identical": identical, "max_abs_diff": worst, "where": where,
-            "only_fresh": len(set(a) - set(b)), "only_committed": len(set(b) - set(a)),
-            "sts_avg_diff": abs(avg[0][0] - avg[0][1]) if avg else None}
+    return {
+        "numbers": len(shared),
+        "identical": identical,
+        "max_abs_diff": worst,
+        "where": where,
+        "only_fresh": len(set(a) - set(b)),
+        "only_committed": len(set(b) - set(a)),
+        "sts_avg_diff": abs(avg[0][0] - avg[0][1]) if avg else None,
+    }
 
 
 def main() -> int:
@@ -81,18 +88,25 @@ def main() -> int:
             per_record[f"{folder}/{path.stem}".lstrip("/")] = {"kind": kind, **compare(fresh, committed, kind)}
     diffs = [r["max_abs_diff"] for r in per_record.values()]
     summary = {
-        "fresh": str(fresh_root), "committed": str(committed_root), "records_compared": len(per_record),
+        "fresh": str(fresh_root),
+        "committed": str(committed_root),
+        "records_compared": len(per_record),
         "records_bit_identical": sum(r["identical"] == r["numbers"] for r in per_record.values()),
         "numbers_compared": sum(r["numbers"] for r in per_record.values()),
         "max_abs_diff": max(diffs, default=0.0),
-        "max_sts_avg_diff": max((r["sts_avg_diff"] for r in per_record.values() if r["sts_avg_diff"] is not None),
-                                default=None),
+        "max_sts_avg_diff": max(
+            (r["sts_avg_diff"] for r in per_record.values() if r["sts_avg_diff"] is not None), default=None
+        ),
         "records_over": {f"{t:g}": sum(d > t for d in diffs) for t in (1e-6, 1e-4, 1e-2)},
-        "fresh_ids_not_committed": missing, "per_record": per_record,
+        "fresh_ids_not_committed": missing,
+        "per_record": per_record,
     }
     for rid, r in sorted(per_record.items(), key=lambda kv: -kv[1]["max_abs_diff"])[:15]:
-        print(f"{rid:30s} {r['kind']:7s} {r['identical']:5d}/{r['numbers']:<5d} identical  "
-              f"max |diff| {r['max_abs_diff']:.3g} at {r['where']}", file=sys.stderr)
+        print(
+            f"{rid:30s} {r['kind']:7s} {r['identical']:5d}/{r['numbers']:<5d} identical  "
+            f"max |diff| {r['max_abs_diff']:.3g} at {r['where']}",
+            file=sys.stderr,
+        )
     text = json.dumps(summary, indent=1)
     print(text)
     if args.output:

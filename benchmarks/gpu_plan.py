@@ -41,9 +41,24 @@ PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr")
 A100_FACTOR, A100_RANGE = 2.0, (1.6, 3.2)
 DEV_SENTENCES, FINAL_STS_SENTENCES = 3_000, 37_000
 # objective parameters that change what a step computes (the others change numbers, not cost)
-COST_PARAMS = ("negatives", "positive_noise", "negative_noise", "noise_samples", "bt_weight", "dcl_weight",
-               "projector_width", "mlm_weight", "num_anchors", "num_positives", "max_span_len", "min_span_len",
-               "memory_size", "two_encoders", "contrastive", "context")
+COST_PARAMS = (
+    "negatives",
+    "positive_noise",
+    "negative_noise",
+    "noise_samples",
+    "bt_weight",
+    "dcl_weight",
+    "projector_width",
+    "mlm_weight",
+    "num_anchors",
+    "num_positives",
+    "max_span_len",
+    "min_span_len",
+    "memory_size",
+    "two_encoders",
+    "contrastive",
+    "context",
+)
 ON_OFF = ("bt_weight", "dcl_weight", "mlm_weight", "memory_size")  # only whether they are used matters
 
 
@@ -57,9 +72,9 @@ def cost_key(spec) -> str:
 
 
 def full_grid(paper: str) -> list:
-    from sentemb.cli import _grid
+    from sentemb.runs.paper_grid import paper_grid
 
-    grid = _grid(paper, "full", True)
+    grid = paper_grid(paper, "full", True)
     return list({s.run_id: s for specs in grid.values() for s in specs}.values())
 
 
@@ -68,10 +83,18 @@ def cmd_configs(args) -> int:
     for paper in PAPERS:
         for spec in full_grid(paper):
             if spec.trains:
-                configs.setdefault(cost_key(spec), {
-                    "backbone": spec.backbone, "objective": spec.objective, "pooler": spec.pooler,
-                    "objective_params": dict(spec.objective_params), "batch_size": spec.batch_size,
-                    "max_len": spec.max_len, "precision": spec.precision})
+                configs.setdefault(
+                    cost_key(spec),
+                    {
+                        "backbone": spec.backbone,
+                        "objective": spec.objective,
+                        "pooler": spec.pooler,
+                        "objective_params": dict(spec.objective_params),
+                        "batch_size": spec.batch_size,
+                        "max_len": spec.max_len,
+                        "precision": spec.precision,
+                    },
+                )
     CONFIGS.parent.mkdir(exist_ok=True)
     CONFIGS.write_text(json.dumps({"configs": configs}, indent=1) + "\n")
     print(f"{len(configs)} step configurations -> {CONFIGS}")
@@ -113,11 +136,20 @@ def cmd_table(args) -> int:
             if paper == "simcse_pp" and spec.seed == 42 and spec.steps == 15_625:
                 ratio_check.setdefault(cost_key(spec), spec.steps * seconds / 60)
         gpu_h = total["train_h"] + total["eval_h"]
-        rows.append({"paper": paper, "runs": int(total["runs"]), "training_runs": int(total["training runs"]),
-                     "steps": int(total["steps"]), "sentences_seen": int(total["sentences"]),
-                     "train_gpu_h": round(total["train_h"], 1), "sts_eval_gpu_h": round(total["eval_h"], 1),
-                     "gpu_h": round(gpu_h, 1), "a100_gpu_h": round(gpu_h * A100_FACTOR, 1),
-                     "a100_gpu_h_range": f"{gpu_h * A100_RANGE[0]:.0f}-{gpu_h * A100_RANGE[1]:.0f}"})
+        rows.append(
+            {
+                "paper": paper,
+                "runs": int(total["runs"]),
+                "training_runs": int(total["training runs"]),
+                "steps": int(total["steps"]),
+                "sentences_seen": int(total["sentences"]),
+                "train_gpu_h": round(total["train_h"], 1),
+                "sts_eval_gpu_h": round(total["eval_h"], 1),
+                "gpu_h": round(gpu_h, 1),
+                "a100_gpu_h": round(gpu_h * A100_FACTOR, 1),
+                "a100_gpu_h_range": f"{gpu_h * A100_RANGE[0]:.0f}-{gpu_h * A100_RANGE[1]:.0f}",
+            }
+        )
     out = RESULTS / "gpu_plan.csv"
     with out.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
@@ -125,21 +157,29 @@ def cmd_table(args) -> int:
         writer.writerows(rows)
     device = devices.pop()
     print(f"GPU plan of the full profile (every row, 5 seeds for headline rows), from step times measured on {device}:")
-    print(f"| paper | runs (training) | steps | sentences seen | GPU-h on {device} (training + STS evaluations) | "
-          f"A100-class GPU-h (x{A100_FACTOR}, range x{A100_RANGE[0]}-{A100_RANGE[1]}) |")
+    print(
+        f"| paper | runs (training) | steps | sentences seen | GPU-h on {device} (training + STS evaluations) | "
+        f"A100-class GPU-h (x{A100_FACTOR}, range x{A100_RANGE[0]}-{A100_RANGE[1]}) |"
+    )
     print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['paper']} | {r['runs']} ({r['training_runs']}) | {r['steps']:,} | {r['sentences_seen']:,} | "
-              f"{r['gpu_h']} ({r['train_gpu_h']} + {r['sts_eval_gpu_h']}) | {r['a100_gpu_h']} ({r['a100_gpu_h_range']}) |")
+        print(
+            f"| {r['paper']} | {r['runs']} ({r['training_runs']}) | {r['steps']:,} | {r['sentences_seen']:,} | "
+            f"{r['gpu_h']} ({r['train_gpu_h']} + {r['sts_eval_gpu_h']}) | {r['a100_gpu_h']} ({r['a100_gpu_h_range']}) |"
+        )
     all_h = sum(r["gpu_h"] for r in rows)
-    print(f"| all | {sum(r['runs'] for r in rows)} | {sum(r['steps'] for r in rows):,} | "
-          f"{sum(r['sentences_seen'] for r in rows):,} | {all_h:.1f} | {all_h * A100_FACTOR:.0f} |")
+    print(
+        f"| all | {sum(r['runs'] for r in rows)} | {sum(r['steps'] for r in rows):,} | "
+        f"{sum(r['sentences_seen'] for r in rows):,} | {all_h:.1f} | {all_h * A100_FACTOR:.0f} |"
+    )
     simcse = [m for k, m in ratio_check.items() if " simcse_unsup " in k]
     pp = [m for k, m in ratio_check.items() if "negatives=off_dropout" in k and "dcl_weight=on" in k]
     if simcse and pp:
-        print(f"\nCheck against SimCSE++ Table 6 (one epoch of BERT-base, training only): SimCSE {simcse[0]:.0f} min, "
-              f"SimCSE++ {pp[0]:.0f} min on {device}, ratio {pp[0] / simcse[0]:.2f}; the paper: 110 and 119 min "
-              "(hardware not stated), ratio 1.08.")
+        print(
+            f"\nCheck against SimCSE++ Table 6 (one epoch of BERT-base, training only): SimCSE {simcse[0]:.0f} min, "
+            f"SimCSE++ {pp[0]:.0f} min on {device}, ratio {pp[0] / simcse[0]:.2f}; the paper: 110 and 119 min "
+            "(hardware not stated), ratio 1.08."
+        )
     for line in sorted(missing):
         print(f"not in the hours (no measured step): {line}", file=sys.stderr)
     print(f"\n-> {out}")
@@ -151,10 +191,13 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("configs", help="write the step configurations of the full grids").set_defaults(func=cmd_configs)
     p = sub.add_parser("table", help="the plan from measured seconds per step")
-    p.add_argument("--steps", nargs="+", default=[str(RESULTS / "gpu_full_steps_h100.json"),
-                                                  str(RESULTS / "gpu_full_steps_h100_declutr.json")],
-                   help="bench_gpu_full_steps.py's JSON files, later ones replacing earlier ones' configurations "
-                   "(default: the committed H100 measurements; DeCLUTR's were re-measured with 10 warm-up steps)")
+    p.add_argument(
+        "--steps",
+        nargs="+",
+        default=[str(RESULTS / "gpu_full_steps_h100.json"), str(RESULTS / "gpu_full_steps_h100_declutr.json")],
+        help="bench_gpu_full_steps.py's JSON files, later ones replacing earlier ones' configurations "
+        "(default: the committed H100 measurements; DeCLUTR's were re-measured with 10 warm-up steps)",
+    )
     p.set_defaults(func=cmd_table)
     args = parser.parse_args()
     return args.func(args)

@@ -19,7 +19,9 @@ def outputs(notebook: dict) -> list:
 
 def main() -> int:
     path, rev = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "HEAD"
-    old = json.loads(subprocess.run(["git", "show", f"{rev}:{path}"], capture_output=True, text=True, check=True).stdout)
+    old = json.loads(
+        subprocess.run(["git", "show", f"{rev}:{path}"], capture_output=True, text=True, check=True).stdout
+    )
     with open(path, encoding="utf-8") as f:
         new = json.load(f)
     a, b = outputs(old), outputs(new)
@@ -28,7 +30,10 @@ def main() -> int:
         print("papermill parameters differ")
         bad.append(-1)
     for i in bad[:5]:
-        print(f"cell {i} differs:\n  {rev}: {str(a[i] if 0 <= i < len(a) else None)[:600]}\n  now: {str(b[i] if 0 <= i < len(b) else None)[:600]}")
+        print(
+            f"cell {i} differs:\n  {rev}: {str(a[i] if 0 <= i < len(a) else None)[:600]}\n"
+            f"  now: {str(b[i] if 0 <= i < len(b) else None)[:600]}"
+        )
     print(f"{path}: {len(a)} vs {len(b)} cells, {len(bad)} differing")
     return 1 if bad else 0
 

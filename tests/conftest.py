@@ -58,11 +58,17 @@ def mirror() -> Path | None:
     at once. So does CI (CI=true) without a mirror, where skipping would hide every mirror-backed test."""
     value = os.environ.get("SENTEMB_DATA", "").strip()
     if value and not Path(value).is_dir():
-        pytest.exit(f"SENTEMB_DATA={value} is not a directory: point it at the offline mirror "
-                    "(e.g. ../shared/datasets) or unset it to skip the mirror-backed tests", returncode=2)
+        pytest.exit(
+            f"SENTEMB_DATA={value} is not a directory: point it at the offline mirror "
+            "(e.g. ../shared/datasets) or unset it to skip the mirror-backed tests",
+            returncode=2,
+        )
     if not value and os.environ.get("CI", "").lower() in ("1", "true"):
-        pytest.exit("CI runs without SENTEMB_DATA: the mirror-backed tests would be skipped; set it "
-                    "(.ci/run does when ../shared/datasets exists)", returncode=2)
+        pytest.exit(
+            "CI runs without SENTEMB_DATA: the mirror-backed tests would be skipped; set it "
+            "(.ci/run does when ../shared/datasets exists)",
+            returncode=2,
+        )
     return Path(value) if value else None
 
 
@@ -77,8 +83,10 @@ def require_committed_small_records(paper: str, run_ids) -> None:
     missing = [run_id for run_id in run_ids if not (folder / f"{run_id}.json").is_file()]
     tables = settings.REPO_ROOT / "results" / paper / "small"
     if not (tables.is_dir() and any(tables.glob("*.csv"))):
-        pytest.skip(f"{paper}: no committed small-profile tables, regeneration pending "
-                    f"({len(run_ids) - len(missing)} of {len(run_ids)} grid runs recorded so far)")
+        pytest.skip(
+            f"{paper}: no committed small-profile tables, regeneration pending "
+            f"({len(run_ids) - len(missing)} of {len(run_ids)} grid runs recorded so far)"
+        )
     assert not missing, f"{paper}'s tables are committed but grid runs have no committed record: {sorted(missing)}"
 
 

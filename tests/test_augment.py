@@ -59,8 +59,14 @@ def tiny_mlm():
     from sentemb.models.backbone import minilm_dir
 
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir())
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     generator_state = torch.random.get_rng_state()
     torch.manual_seed(0)
     model = BertForMaskedLM(config)
@@ -75,7 +81,7 @@ def _raw_wordnet_synonyms(directory: Path, lemma: str) -> set[str]:
         for line in (directory / f"index.{pos}").read_text(encoding="utf-8").splitlines():
             if line.startswith(lemma + " "):
                 fields = line.split()
-                offsets += [(pos, offset) for offset in fields[len(fields) - int(fields[2]):]]
+                offsets += [(pos, offset) for offset in fields[len(fields) - int(fields[2]) :]]
     words: set[str] = set()
     for pos in {pos for pos, _ in offsets}:
         wanted = {offset + " " for p, offset in offsets if p == pos}
@@ -90,18 +96,29 @@ def _raw_wordnet_synonyms(directory: Path, lemma: str) -> set[str]:
 
 # ---- counts, by hand -------------------------------------------------------------------------
 
+
 def test_counts_round_half_up_and_eda_truncates():
     assert [round_half_up(x) for x in (0.49, 0.5, 1.5, 2.5, 3.4999999999999996)] == [0, 1, 2, 3, 4]
     # crop keeps (1-k)n words: 10 words k=.3 -> 7; 5 words k=.1 -> 4.5 -> 5; k=.3 -> 3.5 -> 4; at least 1.
     assert [crop_length(10, 0.3), crop_length(5, 0.1), crop_length(5, 0.3), crop_length(2, 0.9)] == [7, 5, 4, 1]
     # deletion removes kn words, never all: 10 words k=.2 -> 2; 15 words k=.1 -> 1.5 -> 2; 2 words k=1 -> 1.
-    assert [deletion_count(10, 0.2), deletion_count(15, 0.1), deletion_count(2, 1.0), deletion_count(1, 0.5)] == [2, 2, 1, 0]
+    assert [deletion_count(10, 0.2), deletion_count(15, 0.1), deletion_count(2, 1.0), deletion_count(1, 0.5)] == [
+        2,
+        2,
+        1,
+        0,
+    ]
     # shuffle selects pn tokens: 10 tokens p=.05 -> 0.5 -> 1; p=.25 -> 3; p=.5 -> 5.
     assert [shuffle_count(10, 0.05), shuffle_count(10, 0.25), shuffle_count(10, 0.5)] == [1, 3, 5]
     # EDA: n = max(1, int(alpha l)): 14 words alpha=.2 -> 2 (2.8 truncated); 5 words alpha=.1 -> 1; 0.3*10 -> 3.
     assert [eda_change_count(14, 0.2), eda_change_count(5, 0.1), eda_change_count(10, 0.3)] == [2, 1, 3]
     # MLM masks kn pieces, at least one: 7 pieces -> 1.05 -> 1; 10 -> 1.5 -> 2; 20 -> 3.
-    assert [mlm_mask_count(7, 0.15), mlm_mask_count(10, 0.15), mlm_mask_count(20, 0.15), mlm_mask_count(1, 0.15)] == [1, 2, 3, 1]
+    assert [mlm_mask_count(7, 0.15), mlm_mask_count(10, 0.15), mlm_mask_count(20, 0.15), mlm_mask_count(1, 0.15)] == [
+        1,
+        2,
+        3,
+        1,
+    ]
 
 
 def test_fractions_outside_unit_interval_are_rejected():
@@ -112,6 +129,7 @@ def test_fractions_outside_unit_interval_are_rejected():
 
 
 # ---- crop, word deletion, delete one word -----------------------------------------------------
+
 
 @pytest.mark.parametrize("drop_fraction,kept", [(0.1, 9), (0.2, 8), (0.3, 7)])
 def test_crop_keeps_a_contiguous_span_of_the_right_length(drop_fraction, kept):
@@ -149,6 +167,7 @@ def test_delete_one_word_is_unchanged():
 
 # ---- shuffle ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("fraction,chosen", [(0.2, 2), (0.3, 3), (0.5, 5), (1.0, 10)])
 def test_shuffle_permutes_exactly_the_chosen_positions(fraction, chosen):
     tokens = list(range(100, 110))
@@ -170,6 +189,7 @@ def test_shuffle_moves_tokens_and_small_fractions_can_be_a_no_op():
 
 
 # ---- WordNet and synonym replacement ---------------------------------------------------------
+
 
 def test_thesaurus_is_wordnet_3_and_parses_known_synsets(thesaurus):
     assert "WordNet 3.0" in THESAURUS
@@ -294,6 +314,7 @@ def test_eda_applies_one_operation_chosen_uniformly(thesaurus):
 
 # ---- MLM ----------------------------------------------------------------------------------------
 
+
 def test_mlm_fills_the_masked_pieces_with_the_top_non_special_prediction(tiny_mlm):
     tokenizer, model = tiny_mlm
     ids = tokenizer("a small tiny test of the masked language model view")["input_ids"]
@@ -326,12 +347,15 @@ def test_mlm_changes_at_most_k_percent_of_pieces(tiny_mlm, fraction):
     ids = tokenizer("one two three four five six seven eight nine ten eleven twelve thirteen")["input_ids"]
     n_pieces = len(ids) - 2
     for seed in range(5):
-        view = mlm_replace_ids(ids, random.Random(seed), model, tokenizer.mask_token_id, tokenizer.all_special_ids, fraction)
+        view = mlm_replace_ids(
+            ids, random.Random(seed), model, tokenizer.mask_token_id, tokenizer.all_special_ids, fraction
+        )
         assert len(view) == len(ids)
         assert sum(a != b for a, b in zip(view, ids)) <= round_half_up(fraction * n_pieces)
 
 
 # ---- every augmentation: determinism and never empty -------------------------------------------
+
 
 def _all_augmentations(thesaurus, tiny_mlm):
     tokenizer, model = tiny_mlm

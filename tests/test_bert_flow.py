@@ -67,12 +67,21 @@ def test_a_fit_is_reproducible_and_depends_on_its_seed_only():
 
 def test_a_fit_in_a_fresh_process_gives_the_same_latents():
     """Two fresh processes (other hash seeds, 1 and 2 threads) reproduce this process's fit bit for bit."""
-    code = ("import sys; sys.path.insert(0, 'tests'); from test_bert_flow import _correlated; "
-            "from sentemb.evaluate.flow import BertFlow, FlowConfig; x = _correlated(512, 8); "
-            "print(repr(BertFlow.fit(x, seed=3, config=FlowConfig(batch_size=32)).transform(x)[:2].tolist()))")
-    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONHASHSEED": str(k), "OMP_NUM_THREADS": str(k)}).stdout
-               for k in (1, 2)}
+    code = (
+        "import sys; sys.path.insert(0, 'tests'); from test_bert_flow import _correlated; "
+        "from sentemb.evaluate.flow import BertFlow, FlowConfig; x = _correlated(512, 8); "
+        "print(repr(BertFlow.fit(x, seed=3, config=FlowConfig(batch_size=32)).transform(x)[:2].tolist()))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(k), "OMP_NUM_THREADS": str(k)},
+        ).stdout
+        for k in (1, 2)
+    }
     assert len(outputs) == 1
     x = _correlated(512, 8)
     here = BertFlow.fit(x, seed=3, config=FlowConfig(batch_size=32)).transform(x)[:2]

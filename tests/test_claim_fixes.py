@@ -13,9 +13,23 @@ from sentemb.report.reproduced import aggregate_seeds, deterministic
 
 
 def table(cells: dict[str, tuple[list[float], bool]]) -> pd.DataFrame:
-    return pd.DataFrame([{"table": "T", "group": "", "row": row, "column": "c", "split": "", "aggregation": "",
-                          "metric": "", "value": float(np.mean(v)), "values": ";".join(map(str, v)),
-                          "deterministic": constant} for row, (v, constant) in cells.items()])
+    return pd.DataFrame(
+        [
+            {
+                "table": "T",
+                "group": "",
+                "row": row,
+                "column": "c",
+                "split": "",
+                "aggregation": "",
+                "metric": "",
+                "value": float(np.mean(v)),
+                "values": ";".join(map(str, v)),
+                "deterministic": constant,
+            }
+            for row, (v, constant) in cells.items()
+        ]
+    )
 
 
 def ref(row: str) -> dict:
@@ -31,8 +45,13 @@ def test_a_seeded_cell_is_tested_against_a_deterministic_one_with_a_one_sample_t
     assert evaluate(claim, table({"trained": (seeds, False), "backbone": ([75.0], False)})).status == "inconclusive"
     verdict = evaluate(claim, table({"trained": (seeds, False), "backbone": ([77.0], True)}))
     assert verdict.status == "fails"
-    argmin = {"id": "m", "text": "t", "kind": "argmin", "cells": [ref("a"), ref("b"), ref("backbone")],
-              "expect": ref("a")}
+    argmin = {
+        "id": "m",
+        "text": "t",
+        "kind": "argmin",
+        "cells": [ref("a"), ref("b"), ref("backbone")],
+        "expect": ref("a"),
+    }
     cells = {"a": ([-2.5, -2.52, -2.48], False), "b": ([-2.0, -2.02, -1.98], False), "backbone": ([-1.5], True)}
     assert evaluate(argmin, table(cells)).status == "holds"
 
@@ -42,17 +61,43 @@ def test_only_an_untrained_pretrained_backbone_is_deterministic():
     assert deterministic({"spec": base})
     assert not deterministic({"spec": {**base, "objective": "simcse_unsup"}})
     assert not deterministic({"spec": {**base, "backbone": "tiny-random-bert"}})  # built from the seed
-    per_seed = pd.DataFrame([{"paper": "p", "table": "T", "row": "r", "column": "c", "value": 1.0, "seed": 42,
-                              "profile": "small", "backbone_used": "b", "run_id": "x", "commit": "c",
-                              "data_fingerprint": "d", "wall_seconds": 1.0, "deterministic": True}])
+    per_seed = pd.DataFrame(
+        [
+            {
+                "paper": "p",
+                "table": "T",
+                "row": "r",
+                "column": "c",
+                "value": 1.0,
+                "seed": 42,
+                "profile": "small",
+                "backbone_used": "b",
+                "run_id": "x",
+                "commit": "c",
+                "data_fingerprint": "d",
+                "wall_seconds": 1.0,
+                "deterministic": True,
+            }
+        ]
+    )
     assert bool(aggregate_seeds(per_seed)["deterministic"].iloc[0])
 
 
 def test_a_relative_tolerance_compares_minutes_on_any_machine():
-    claim = {"id": "w", "text": "t", "kind": "within", "left": ref("pp"), "right": ref("simcse"),
-             "tolerance_relative": 0.10}
-    reported = pd.DataFrame([{"table": "T", "row": "pp", "column": "c", "value": 119.0},
-                             {"table": "T", "row": "simcse", "column": "c", "value": 110.0}])
+    claim = {
+        "id": "w",
+        "text": "t",
+        "kind": "within",
+        "left": ref("pp"),
+        "right": ref("simcse"),
+        "tolerance_relative": 0.10,
+    }
+    reported = pd.DataFrame(
+        [
+            {"table": "T", "row": "pp", "column": "c", "value": 119.0},
+            {"table": "T", "row": "simcse", "column": "c", "value": 110.0},
+        ]
+    )
     assert evaluate(claim, reported).status == "holds"  # 9 min <= 11 min
     # CPU minutes, 20x the paper's: an absolute 11-minute tolerance would fail; 10 % of 2,200 is 220
     cpu = table({"pp": ([2390.0, 2400.0, 2395.0], False), "simcse": ([2200.0, 2205.0, 2198.0], False)})
@@ -72,18 +117,35 @@ def test_the_bert_base_claim_is_tested_on_its_aliased_cells():
     assert "simcsepp-beats-simcse-bert-base" not in simcse_pp_report.NOT_TESTABLE
     claim = next(c for c in load_claims("simcse_pp") if c["id"] == "simcsepp-beats-simcse-bert-base")
     rows = {claim["left"]["row"]: [78.0, 78.2, 78.1], claim["right"]["row"]: [77.0, 77.1, 76.9]}
-    cells = pd.DataFrame([{"table": "Table 3", "group": "", "row": r, "column": "Avg.", "split": "",
-                           "aggregation": "", "metric": "", "value": float(np.mean(v)),
-                           "values": ";".join(map(str, v))} for r, v in rows.items()])
+    cells = pd.DataFrame(
+        [
+            {
+                "table": "Table 3",
+                "group": "",
+                "row": r,
+                "column": "Avg.",
+                "split": "",
+                "aggregation": "",
+                "metric": "",
+                "value": float(np.mean(v)),
+                "values": ";".join(map(str, v)),
+            }
+            for r, v in rows.items()
+        ]
+    )
     verdict = evaluate(claim, cells)
     assert verdict.status == "holds"  # the direction: +1.1 points
     assert verdict.size_status == "fails"  # +1.1 points is short of the paper's +1.75 margin
 
 
 def test_mteb_delta_only_where_both_sides_average_the_same_tasks():
-    joined = pd.DataFrame({"column": ["STS", "Class.", "Avg.", "uniformity"],
-                           "covers": ["10 of 10", "2 of 12", "17 of 56", "STS-B test"],
-                           "delta": [1.0, -3.0, 2.0, 0.5]})
+    joined = pd.DataFrame(
+        {
+            "column": ["STS", "Class.", "Avg.", "uniformity"],
+            "covers": ["10 of 10", "2 of 12", "17 of 56", "STS-B test"],
+            "delta": [1.0, -3.0, 2.0, 0.5],
+        }
+    )
     out = delta_on_the_same_tasks(joined)
     assert out["delta"].tolist()[0] == 1.0 and out["delta"].isna().tolist() == [False, True, True, False]
     assert out["delta_note"].iloc[1].startswith("no Δ") and out["delta_note"].iloc[0] == ""

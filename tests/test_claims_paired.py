@@ -13,10 +13,20 @@ from sentemb.report.pairing import design
 
 
 def record(run_id, seed, data="wiki", rows=1000, init_runs=(), objective="simcse_unsup", **params):
-    return {"run_id": run_id, "profile": "small",
-            "spec": {"seed": seed, "train_data": data, "batch_size": 64, "objective": objective,
-                     "init_runs": list(init_runs), "objective_params": params, "notes": "n"},
-            "training": {"n_training_rows_available": rows} if objective != "none" else {}}
+    return {
+        "run_id": run_id,
+        "profile": "small",
+        "spec": {
+            "seed": seed,
+            "train_data": data,
+            "batch_size": 64,
+            "objective": objective,
+            "init_runs": list(init_runs),
+            "objective_params": params,
+            "notes": "n",
+        },
+        "training": {"n_training_rows_available": rows} if objective != "none" else {},
+    }
 
 
 def store(*records):
@@ -25,9 +35,24 @@ def store(*records):
 
 
 def cells(rows: dict[str, tuple[list[float], list[str]]]) -> pd.DataFrame:
-    return pd.DataFrame([{"table": "T", "group": "", "row": row, "column": "c", "split": "", "aggregation": "",
-                          "metric": "", "value": float(np.mean(v)), "values": ";".join(map(str, v)),
-                          "run_ids": ";".join(ids), "profile": "small"} for row, (v, ids) in rows.items()])
+    return pd.DataFrame(
+        [
+            {
+                "table": "T",
+                "group": "",
+                "row": row,
+                "column": "c",
+                "split": "",
+                "aggregation": "",
+                "metric": "",
+                "value": float(np.mean(v)),
+                "values": ";".join(map(str, v)),
+                "run_ids": ";".join(ids),
+                "profile": "small",
+            }
+            for row, (v, ids) in rows.items()
+        ]
+    )
 
 
 def ref(row):
@@ -58,8 +83,9 @@ def test_cells_sharing_seeds_and_data_order_are_tested_paired():
     independent = evaluate(GREATER, table, lookup_record=store(*runs[:3], *other))
     assert independent.test.startswith("Welch one-sided (independent:") and independent.n == "3 vs 3"
     assert independent.status == "inconclusive"
-    assert independent.p_value == pytest.approx(stats.ttest_ind(LEFT, RIGHT, equal_var=False,
-                                                                alternative="greater").pvalue, rel=1e-12)
+    assert independent.p_value == pytest.approx(
+        stats.ttest_ind(LEFT, RIGHT, equal_var=False, alternative="greater").pvalue, rel=1e-12
+    )
 
 
 def test_a_different_number_of_training_rows_is_a_different_data_order():
@@ -91,8 +117,12 @@ def test_shared_init_runs_and_lineage():
     assert lineage.paired and lineage.pairs == (((0,), (0, 1)), ((1,), (2, 3)), ((2,), (4, 5)))
     reverse = design([f"s{i}" for i in range(6)], ["t0", "t1", "t2"], "small", lookup)
     assert reverse.pairs == (((0, 1), (0,)), ((2, 3), (1,)), ((4, 5), (2,)))
-    table = cells({"a": ([76.0, 75.5, 75.8], ["t0", "t1", "t2"]),
-                   "b": ([75.0, 77.0, 74.4, 76.8, 75.0, 76.4], [f"s{i}" for i in range(6)])})
+    table = cells(
+        {
+            "a": ([76.0, 75.5, 75.8], ["t0", "t1", "t2"]),
+            "b": ([75.0, 77.0, 74.4, 76.8, 75.0, 76.4], [f"s{i}" for i in range(6)]),
+        }
+    )
     verdict = evaluate(GREATER, table, lookup_record=lookup)
     assert "each seed against the mean of its own init runs" in verdict.test
     assert verdict.effect == pytest.approx(np.mean([76.0 - 76.0, 75.5 - 75.6, 75.8 - 75.7]))
@@ -111,8 +141,12 @@ def test_grid_points_pair_across_cells_and_a_missing_record_falls_back_to_welch(
 
 
 def test_size_verdict_uses_the_papers_own_effect():
-    reported = pd.DataFrame([{"table": "T", "group": "", "row": "a", "column": "c", "value": 82.0},
-                             {"table": "T", "group": "", "row": "b", "column": "c", "value": 80.0}])
+    reported = pd.DataFrame(
+        [
+            {"table": "T", "group": "", "row": "a", "column": "c", "value": 82.0},
+            {"table": "T", "group": "", "row": "b", "column": "c", "value": 80.0},
+        ]
+    )
     runs = [record(f"a{s}", s, objective="x") for s in (42, 43, 44)] + [record(f"b{s}", s) for s in (42, 43, 44)]
     table = cells({"a": (LEFT, ["a42", "a43", "a44"]), "b": (RIGHT, ["b42", "b43", "b44"])})
     verdict = evaluate(GREATER, table, reported, lookup_record=store(*runs))

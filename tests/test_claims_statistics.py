@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from sentemb.report.claims import (ALPHA, evaluate, evaluate_all, from_reproduced, load_claims, parse_values,
-                                   welch_p)
+from sentemb.report.claims import ALPHA, evaluate, evaluate_all, from_reproduced, load_claims, parse_values, welch_p
 
 WIN = [83.1, 83.4, 83.2]  # mean 83.2333
 BASE = [80.0, 80.3, 80.1]  # mean 80.1333: 3.1 below WIN, same spread
@@ -18,9 +17,22 @@ BASE = [80.0, 80.3, 80.1]  # mean 80.1333: 3.1 below WIN, same spread
 
 def table(cells: dict[str, list[float]]) -> pd.DataFrame:
     """A long table with one cell per row name in Table T, column c: mean in ``value``, seeds in ``values``."""
-    return pd.DataFrame([{"table": "T", "group": "", "row": row, "column": "c", "split": "", "aggregation": "",
-                          "metric": "spearman", "value": float(np.mean(seeds)),
-                          "values": ";".join(str(s) for s in seeds)} for row, seeds in cells.items()])
+    return pd.DataFrame(
+        [
+            {
+                "table": "T",
+                "group": "",
+                "row": row,
+                "column": "c",
+                "split": "",
+                "aggregation": "",
+                "metric": "spearman",
+                "value": float(np.mean(seeds)),
+                "values": ";".join(str(s) for s in seeds),
+            }
+            for row, seeds in cells.items()
+        ]
+    )
 
 
 def ref(row: str) -> dict:
@@ -48,7 +60,7 @@ def hand_welch_p(a, b, shift=0.0):
     va = sum((x - sum(a) / na) ** 2 for x in a) / (na - 1) / na  # squared standard error of mean(a)
     vb = sum((x - sum(b) / nb) ** 2 for x in b) / (nb - 1) / nb
     t = (sum(a) / na - shift - sum(b) / nb) / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))  # Welch-Satterthwaite
+    df = (va + vb) ** 2 / (va**2 / (na - 1) + vb**2 / (nb - 1))  # Welch-Satterthwaite
     return t, df, stats.t.sf(t, df)
 
 
@@ -110,12 +122,15 @@ def test_empty_values_count_as_one_seed():
     assert parse_values("83.1;83.4", 83.25) == [83.1, 83.4]
 
 
-@pytest.mark.parametrize("margin, status, p", [
-    (2.0, "holds", 4.5602e-4),
-    (3.0, "inconclusive", 0.23380),
-    (4.0, "fails", 9.7784e-4),
-    (5.0, "fails", 5.4138e-5),
-])
+@pytest.mark.parametrize(
+    "margin, status, p",
+    [
+        (2.0, "holds", 4.5602e-4),
+        (3.0, "inconclusive", 0.23380),
+        (4.0, "fails", 9.7784e-4),
+        (5.0, "fails", 5.4138e-5),
+    ],
+)
 def test_greater_margin_is_the_size_verdict(margin, status, p):
     verdict = greater(WIN, BASE, margin=margin)
     assert verdict.status == verdict.direction_status == "holds"  # the direction: margin 0
@@ -151,7 +166,11 @@ EXPECT = [81.0, 81.2, 81.1]
 
 def test_argmax_separable_from_the_runner_up_holds():
     verdict = best("argmax", EXPECT, OTHERS)
-    assert (verdict.status, verdict.test, verdict.n) == ("holds", "IUT Welch one-sided (independent: no run records)", "3 vs 3,3,3")
+    assert (verdict.status, verdict.test, verdict.n) == (
+        "holds",
+        "IUT Welch one-sided (independent: no run records)",
+        "3 vs 3,3,3",
+    )
     assert verdict.effect == pytest.approx(1.0)
     assert verdict.p_value == pytest.approx(hand_welch_p(EXPECT, OTHERS["o3"])[2], rel=1e-12)
     assert verdict.detail == "runner-up 'o3 / c' (80.1, n=3) vs 'e / c' (81.1, n=3): lead +1, p=0.000128: separable"
@@ -177,8 +196,9 @@ def test_argmax_clearly_beaten_fails():
     verdict = best("argmax", EXPECT, {**OTHERS, "o3": [83.0, 83.2, 83.1]})
     assert verdict.status == "fails" and verdict.effect == pytest.approx(-2.0)
     assert verdict.p_value == pytest.approx(3 * 8.2415e-06, rel=1e-4)  # Bonferroni over 3 cells
-    assert verdict.detail == ("'o3 / c' (83.1, n=3) is significantly larger than 'e / c' (81.1, n=3): "
-                              "p=8.24e-06 < 0.05/3")
+    assert verdict.detail == (
+        "'o3 / c' (83.1, n=3) is significantly larger than 'e / c' (81.1, n=3): p=8.24e-06 < 0.05/3"
+    )
 
 
 def test_argmax_with_a_one_seed_competitor_is_inconclusive():
@@ -198,15 +218,20 @@ def negate(cells):
 
 
 def test_argmin_mirrors_argmax():
-    for others, status in [(OTHERS, "holds"), ({**OTHERS, "o3": [80.9, 81.3, 81.0]}, "inconclusive"),
-                           ({**OTHERS, "o3": [83.0, 83.2, 83.1]}, "fails")]:
+    for others, status in [
+        (OTHERS, "holds"),
+        ({**OTHERS, "o3": [80.9, 81.3, 81.0]}, "inconclusive"),
+        ({**OTHERS, "o3": [83.0, 83.2, 83.1]}, "fails"),
+    ]:
         high = best("argmax", EXPECT, others)
         low = best("argmin", [-x for x in EXPECT], negate(others))
         assert low.status == high.status == status
         assert low.p_value == pytest.approx(high.p_value, rel=1e-12)
         assert low.effect == pytest.approx(high.effect)
-    assert "significantly smaller" in best("argmin", [-x for x in EXPECT],
-                                           negate({**OTHERS, "o3": [83.0, 83.2, 83.1]})).detail
+    assert (
+        "significantly smaller"
+        in best("argmin", [-x for x in EXPECT], negate({**OTHERS, "o3": [83.0, 83.2, 83.1]})).detail
+    )
 
 
 def test_zero_variance_decided_by_the_sign_of_the_difference():
@@ -234,18 +259,50 @@ def test_reported_numbers_stay_deterministic():
 
 
 def test_evaluate_all_columns_and_from_reproduced_keeps_values():
-    reproduced = pd.DataFrame([{
-        "table": "Table 3", "row": "p=0.1 (ours)", "column": "STS-B", "split": "dev", "aggregation": "",
-        "metric": "spearman", "reproduced": 81.1, "std": 0.1, "n": 3, "values": "81.0;81.2;81.1",
-        "seeds": "1;2;3", "run_ids": "x;y;z", "reported": 82.5, "delta": -1.4, "reported_row": "p=0.1",
-        "reported_group": ""}])
+    reproduced = pd.DataFrame(
+        [
+            {
+                "table": "Table 3",
+                "row": "p=0.1 (ours)",
+                "column": "STS-B",
+                "split": "dev",
+                "aggregation": "",
+                "metric": "spearman",
+                "reproduced": 81.1,
+                "std": 0.1,
+                "n": 3,
+                "values": "81.0;81.2;81.1",
+                "seeds": "1;2;3",
+                "run_ids": "x;y;z",
+                "reported": 82.5,
+                "delta": -1.4,
+                "reported_row": "p=0.1",
+                "reported_group": "",
+            }
+        ]
+    )
     converted = from_reproduced(reproduced)
     assert converted["values"].tolist() == ["81.0;81.2;81.1"] and converted["value"].tolist() == [81.1]
     assert converted["row"].tolist() == ["p=0.1"]
     verdicts = evaluate_all("simcse", converted)
-    assert list(verdicts.columns) == ["paper", "claim", "text", "source", "status", "detail", "effect", "p_value",
-                                      "n", "test", "direction_status", "size_status", "size_target", "size_effect",
-                                      "size_p_value", "size_detail"]
+    assert list(verdicts.columns) == [
+        "paper",
+        "claim",
+        "text",
+        "source",
+        "status",
+        "detail",
+        "effect",
+        "p_value",
+        "n",
+        "test",
+        "direction_status",
+        "size_status",
+        "size_target",
+        "size_effect",
+        "size_p_value",
+        "size_detail",
+    ]
     assert len(verdicts) == len(load_claims("simcse"))
     assert set(verdicts["status"]) == {"not run"}  # one cell is not enough for any simcse claim
 

@@ -17,6 +17,18 @@ def test_help_lists_the_commands(capsys):
         assert command in out
 
 
+def test_the_papers_come_from_the_registry_in_its_order(capsys):
+    from sentemb.paper import registry
+
+    assert main(["papers"]) == 0
+    assert capsys.readouterr().out.split() == list(registry())
+    assert main(["run", "--paper", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown paper 'nope'" in err and all(name in err for name in registry())
+    assert main(["notebook", "--paper", "simcse,nope"]) == 2
+    assert "unknown paper(s) ['nope']" in capsys.readouterr().err
+
+
 def test_unknown_option_and_pooler_fail_with_usage(capsys):
     with pytest.raises(SystemExit) as info:
         main(["evaluate", "--model", "tiny-random-bert", "--pooler", "max"])
@@ -39,11 +51,13 @@ def test_unknown_task_group(capsys):
 def test_run_all_rejects_unknown_options():
     from sentemb import settings
 
-    result = subprocess.run(["bash", str(settings.REPO_ROOT / "run_all.sh"), "--profil", "smoke"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["bash", str(settings.REPO_ROOT / "run_all.sh"), "--profil", "smoke"], capture_output=True, text=True
+    )
     assert result.returncode == 2 and "unknown option" in result.stderr
-    result = subprocess.run(["bash", str(settings.REPO_ROOT / "run_all.sh"), "--profile", "huge"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["bash", str(settings.REPO_ROOT / "run_all.sh"), "--profile", "huge"], capture_output=True, text=True
+    )
     assert result.returncode == 2 and "unknown profile" in result.stderr
 
 
@@ -76,16 +90,18 @@ def test_run_with_notebook_executes_it_after_the_grid_and_not_after_a_failed_run
     """``run --notebook`` (run_all.sh's one process per paper): the notebook follows a grid whose runs all have
     records, with the run's --no-run and --extended; a failed run leaves the notebook unexecuted."""
     from sentemb import cli, notebooks
-    from sentemb.runs import execute
+    from sentemb.runs import execute, grid_run
     from sentemb.spec import RunSpec
 
     spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg", objective="none", seed=1)
     record = {"run_id": spec.run_id, "metrics": {"stsb_dev_spearman": 0.5}, "timing": {"total_seconds": 1.0}}
     executed = []
-    monkeypatch.setattr(notebooks, "execute_notebook", lambda paper, profile, run_missing, extended:
-                        executed.append((paper, profile, run_missing, extended)))
-    monkeypatch.setattr(cli, "_grid", lambda paper, profile, extended: {"backbone": [spec]})
-    monkeypatch.setattr(cli, "_notebook_takes_extended", lambda paper: True)
+    monkeypatch.setattr(
+        notebooks,
+        "execute_notebook",
+        lambda paper, profile, run_missing, extended: executed.append((paper, profile, run_missing, extended)),
+    )
+    monkeypatch.setattr(grid_run, "paper_grid", lambda paper, profile, extended: {"backbone": [spec]})
     monkeypatch.setattr(execute, "ensure", lambda spec, run_missing, progress: record)
     assert main(["run", "--paper", "simcse", "--profile", "smoke", "--extended", "--notebook"]) == 0
     assert executed == [("simcse", "smoke", True, True)]

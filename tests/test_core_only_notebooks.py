@@ -1,9 +1,9 @@
 """A paper's notebook over the store a from-scratch ``./run_all.sh`` makes without ``--extended``: only the core
 grid's runs (and the derived records of those runs), no extended row.
 
-The committed store holds every row, so the committed notebooks never meet a core grid alone; issue 19 moved SimCSE's
-Table 3 rows and the non-contrastive shuffle cell behind ``--extended``, and the from-scratch measurement then failed
-in SimCSE's Figure 2, which still asked for the ``dropout_0`` run. Each notebook here runs with ``run_missing=False``
+The committed store holds every row, so the committed notebooks never meet a core grid alone (a notebook that still
+asks for an extended row, as SimCSE's Figure 2 once asked for ``dropout_0``, fails only from scratch). Each notebook
+here runs with ``run_missing=False``
 (what is missing is shown as not run; nothing trains) over a copy of the committed records of the core grids of the
 papers run_all.sh runs up to it (a later paper reads the runs of an earlier one, e.g. SimCSE's backbone)."""
 
@@ -18,12 +18,12 @@ import sys
 import pytest
 
 from sentemb import settings
+from sentemb.paper import registry
 from sentemb.runs.fixed_point import run_to_fixed_point
 from sentemb.runs.paper_grid import paper_grid
 
 COMMITTED = settings.REPO_ROOT / "results" / "runs" / "small"
-# run_all.sh's papers, in its order
-RUN_ALL_ORDER = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr", "overview")
+RUN_ALL_ORDER = tuple(registry())  # run_all.sh's papers, in its order
 
 
 def fill_with_core_runs(store, papers) -> set[str]:
@@ -32,6 +32,7 @@ def fill_with_core_runs(store, papers) -> set[str]:
     trials and headline rows from the records there, the overview's from the papers' grids); return their run ids."""
     ids: set[str] = set()
     for paper in papers:
+
         def load(name, spec, paper=paper):
             path = COMMITTED / f"{spec.run_id}.json"
             assert path.is_file(), f"{paper}: core run {name} ({spec.run_id}) has no committed record"
@@ -42,20 +43,25 @@ def fill_with_core_runs(store, papers) -> set[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paper", ["simcse", "noncontrastive", "overview"])  # the grids whose core issue 19 cut
+@pytest.mark.parametrize("paper", ["simcse", "noncontrastive", "overview"])  # the grids with extended rows
 def test_notebook_runs_over_the_core_grid_alone(paper, isolated_outputs):
     store = isolated_outputs / "results" / "runs" / "small"
     (store / "derived").mkdir(parents=True)
-    ids = fill_with_core_runs(store, RUN_ALL_ORDER[:RUN_ALL_ORDER.index(paper) + 1])
+    ids = fill_with_core_runs(store, RUN_ALL_ORDER[: RUN_ALL_ORDER.index(paper) + 1])
     for path in (COMMITTED / "derived").glob("*.json"):
         if json.loads(path.read_text(encoding="utf-8"))["run_id"] in ids:
             shutil.copy(path, store / "derived")
     derived_before = sorted(p.name for p in (store / "derived").glob("*.json"))
     # the overview runs as run_all.sh runs it (allowed to train and compute): without --extended it must do neither
     no_run = [] if paper == "overview" else ["--no-run"]
-    result = subprocess.run([sys.executable, "-m", "sentemb", "notebook", "--paper", paper, "--profile", "small",
-                             *no_run], cwd=settings.REPO_ROOT, env=dict(os.environ), capture_output=True,
-                            text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "sentemb", "notebook", "--paper", paper, "--profile", "small", *no_run],
+        cwd=settings.REPO_ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     notebook = (isolated_outputs / "notebooks" / f"{paper}.ipynb").read_text(encoding="utf-8")
     assert sorted(p.stem for p in store.glob("*.json")) == sorted(ids)  # nothing trained or added

@@ -8,20 +8,37 @@ import sys
 import pytest
 
 from sentemb import cli
-from sentemb.runs import derived, execute, store
+from sentemb.runs import derived, execute, grid_run, store
 from sentemb.spec import RunSpec
 
-TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="simcse_unsup",
-            train_data="wiki_sentences_combined", steps=6, batch_size=8, eval_every=3, lr=1e-3,
-            final_eval="stsb_dev", synthetic_data=True)
+TINY = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="cls_before_pooler",
+    objective="simcse_unsup",
+    train_data="wiki_sentences_combined",
+    steps=6,
+    batch_size=8,
+    eval_every=3,
+    lr=1e-3,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)
 GOOD, BAD = RunSpec(**TINY), RunSpec(**{**TINY, "seed": 43})
 
 
 def fake_record(spec: RunSpec) -> dict:
     """A record with the fields the readers use (not a real run's numbers)."""
-    return {"schema_version": store.SCHEMA_VERSION, "run_id": spec.run_id, "profile": spec.profile,
-            "spec": spec.as_dict(), "metrics": {"stsb_dev_spearman": 0.5}, "training": None,
-            "timing": {"total_seconds": 1.0}, "provenance": {"commit": "0123456789abcdef"}}
+    return {
+        "schema_version": store.SCHEMA_VERSION,
+        "run_id": spec.run_id,
+        "profile": spec.profile,
+        "spec": spec.as_dict(),
+        "metrics": {"stsb_dev_spearman": 0.5},
+        "training": None,
+        "timing": {"total_seconds": 1.0},
+        "provenance": {"commit": "0123456789abcdef"},
+    }
 
 
 @pytest.fixture
@@ -44,8 +61,9 @@ def test_runs_lists_the_good_records_and_names_the_broken_file(store_with_a_trun
 
 def test_runs_as_a_process_has_no_traceback(store_with_a_truncated_record):
     _, bad, _ = store_with_a_truncated_record
-    done = subprocess.run([sys.executable, "-m", "sentemb", "runs", "--profile", "smoke"], capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "sentemb", "runs", "--profile", "smoke"], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 1, done.stderr
     assert GOOD.run_id in done.stdout and str(bad) in done.stderr and "Traceback" not in done.stderr
 
@@ -67,8 +85,7 @@ def test_all_records_raises_naming_the_file(store_with_a_truncated_record):
     assert bad.read_text() == truncated and store.load("smoke", GOOD.run_id) == fake_record(GOOD)
 
 
-def test_all_records_recompute_warns_keeps_the_file_aside_and_returns_the_others(store_with_a_truncated_record,
-                                                                                 capsys):
+def test_all_records_recompute_warns_keeps_the_file_aside_and_returns_the_others(store_with_a_truncated_record, capsys):
     good, bad, truncated = store_with_a_truncated_record
     assert store.all_records("smoke", on_broken="recompute") == [fake_record(GOOD)]
     err = capsys.readouterr().err
@@ -127,14 +144,14 @@ def test_ensure_warns_before_it_recomputes(store_with_a_truncated_record, monkey
     assert calls == [BAD.run_id]
     assert bad.with_name(bad.name + ".broken").read_text() == truncated
     assert sorted(store.all_records("smoke"), key=lambda r: r["run_id"]) == sorted(
-        [fake_record(GOOD), fake_record(BAD)], key=lambda r: r["run_id"])
+        [fake_record(GOOD), fake_record(BAD)], key=lambda r: r["run_id"]
+    )
     assert execute.ensure(GOOD, run_missing=False) == fake_record(GOOD) and calls == [BAD.run_id]
 
 
-def test_the_run_command_moves_a_broken_record_aside_and_says_so(store_with_a_truncated_record, monkeypatch,
-                                                                  capsys):
+def test_the_run_command_moves_a_broken_record_aside_and_says_so(store_with_a_truncated_record, monkeypatch, capsys):
     good, bad, truncated = store_with_a_truncated_record
-    monkeypatch.setattr(cli, "_grid", lambda paper, profile, extended: {})  # nothing to run: only the sweep
+    monkeypatch.setattr(grid_run, "paper_grid", lambda paper, profile, extended: {})  # nothing to run: only the sweep
     assert cli.main(["run", "--paper", "simcse", "--profile", "smoke", "--no-run"]) == 2
     err = capsys.readouterr().err
     assert f"error: run record {bad} cannot be read" in err and "Traceback" not in err
@@ -158,7 +175,9 @@ def _derived_setup(monkeypatch):
     path = derived.derived_path("smoke", derived.derived_id(GOOD.run_id, "probe", params))
     path.parent.mkdir(parents=True)
     path.write_text('{"schema_version": 1, "derived_id": "')
-    monkeypatch.setattr(derived, "trained_encoder", lambda record, device, progress=False: (_Encoder(), {"source": "x"}))
+    monkeypatch.setattr(
+        derived, "trained_encoder", lambda record, device, progress=False: (_Encoder(), {"source": "x"})
+    )
     return record, params, path
 
 
@@ -167,8 +186,10 @@ def test_a_broken_derived_record_is_named_or_recomputed_after_a_warning(monkeypa
     with pytest.raises(store.BrokenRecord, match=rf"derived record {path} cannot be read[\s\S]*delete it"):
         derived.ensure_derived(record, "probe", params, lambda encoder, spec: {"value": 1}, run_missing=False)
     out = derived.ensure_derived(record, "probe", params, lambda encoder, spec: {"value": 1}, device="cpu")
-    assert out["result"] == {"value": 1} and store.read(path, kind="derived record", expected_id=path.stem,
-                                                        id_key="derived_id") == out
+    assert (
+        out["result"] == {"value": 1}
+        and store.read(path, kind="derived record", expected_id=path.stem, id_key="derived_id") == out
+    )
     assert f"warning: derived record {path} cannot be read" in capsys.readouterr().err
     assert path.with_name(path.name + ".broken").read_text() == '{"schema_version": 1, "derived_id": "'
 

@@ -67,12 +67,16 @@ def _relative(path: Path, root: Path) -> str:
 
 def matching_globs(relative: str, column: str, schema: dict) -> list[str]:
     """The globs of ``files`` that match ``relative`` and describe ``column``, in the schema's order."""
-    return [glob for glob, columns in (schema.get("files") or {}).items()
-            if fnmatch.fnmatchcase(relative, glob) and column in (columns or {})]
+    return [
+        glob
+        for glob, columns in (schema.get("files") or {}).items()
+        if fnmatch.fnmatchcase(relative, glob) and column in (columns or {})
+    ]
 
 
 def entry_for(column: str, globs: list[str], schema: dict) -> tuple[str, dict] | None:
-    """(where, entry) of ``column`` in a file whose ``files`` globs describing it are ``globs`` (:func:`matching_globs`):
+    """(where, entry) of ``column`` in a file whose ``files`` globs describing it are ``globs``
+    (:func:`matching_globs`):
     the first glob, else ``columns``; None if undocumented."""
     if globs:
         return f"files[{globs[0]!r}]", schema["files"][globs[0]][column]
@@ -99,13 +103,14 @@ def problems(csv_path: Path, schema: dict, root: Path = RESULTS) -> list[str]:
         globs = matching_globs(relative, column, schema)
         located = entry_for(column, globs, schema)
         if located is None:
-            found.append(f"{relative}: column {column!r} is not documented: document it in results/schema.yaml "
-                         f"(under `columns`, or under a glob of `files` that matches {relative!r})")
+            found.append(
+                f"{relative}: column {column!r} is not documented: document it in results/schema.yaml "
+                f"(under `columns`, or under a glob of `files` that matches {relative!r})"
+            )
             continue
         where, entry = located
         if len(globs) > 1:
-            found.append(f"{relative}: column {column!r} is described by several globs of `files` {globs}; "
-                         f"keep one")
+            found.append(f"{relative}: column {column!r} is described by several globs of `files` {globs}; keep one")
         cells = [(number, row[index]) for number, row in enumerate(rows, start=2) if index < len(row)]
         type_ = entry.get("type") if isinstance(entry, dict) else None
         if type_ not in TYPES:
@@ -115,13 +120,17 @@ def problems(csv_path: Path, schema: dict, root: Path = RESULTS) -> list[str]:
         if bad:
             shown = ", ".join(f"line {n}: {v!r}" for n, v in bad[:MAX_CELLS_SHOWN])
             more = f" and {len(bad) - MAX_CELLS_SHOWN} more" if len(bad) > MAX_CELLS_SHOWN else ""
-            found.append(f"{relative}: column {column!r} should be {type_} (results/schema.yaml {where}), "
-                         f"but {len(bad)} cells are not: {shown}{more}")
+            found.append(
+                f"{relative}: column {column!r} should be {type_} (results/schema.yaml {where}), "
+                f"but {len(bad)} cells are not: {shown}{more}"
+            )
         if entry.get("required"):
             empty = [number for number, value in cells if value == ""]
             if empty:
-                found.append(f"{relative}: column {column!r} is required (results/schema.yaml {where}) but is empty "
-                             f"on lines {empty[:MAX_CELLS_SHOWN]}" + (" ..." if len(empty) > MAX_CELLS_SHOWN else ""))
+                found.append(
+                    f"{relative}: column {column!r} is required (results/schema.yaml {where}) but is empty "
+                    f"on lines {empty[:MAX_CELLS_SHOWN]}" + (" ..." if len(empty) > MAX_CELLS_SHOWN else "")
+                )
     return found
 
 
@@ -181,12 +190,15 @@ def stale_problems(schema: dict, csv_paths: list[Path], root: Path = RESULTS) ->
         for column in entries or {}:
             if not any(column in headers[rel] for rel in matched):
                 found.append(f"files[{glob!r}].{column}: none of the CSVs it matches ({len(matched)}) has that column")
-    resolved = {column for rel, header in headers.items() for column in header
-                if not matching_globs(rel, column, schema)}
+    resolved = {
+        column for rel, header in headers.items() for column in header if not matching_globs(rel, column, schema)
+    }
     for column in schema.get("columns") or {}:
         if column not in resolved:
-            found.append(f"columns.{column}: no CSV under results/ uses this entry (the column is absent, or every "
-                         f"file that has it is described under `files`)")
+            found.append(
+                f"columns.{column}: no CSV under results/ uses this entry (the column is absent, or every "
+                f"file that has it is described under `files`)"
+            )
     return found
 
 
@@ -233,19 +245,36 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("value, type_, ok", [
-    ("3", "int", True), ("64.0000", "int", True), ("3.5", "int", False), ("nan", "int", False), ("three", "int", False),
-    ("1.5", "float", True), ("nan", "float", True), ("inf", "float", True), ("-1e-06", "float", True),
-    ("x", "float", False), ("True", "bool", True), ("false", "bool", True), ("0", "bool", True),
-    ("yes", "bool", False), ("a;b", "list", True), ("anything", "str", True),
-])
+@pytest.mark.parametrize(
+    "value, type_, ok",
+    [
+        ("3", "int", True),
+        ("64.0000", "int", True),
+        ("3.5", "int", False),
+        ("nan", "int", False),
+        ("three", "int", False),
+        ("1.5", "float", True),
+        ("nan", "float", True),
+        ("inf", "float", True),
+        ("-1e-06", "float", True),
+        ("x", "float", False),
+        ("True", "bool", True),
+        ("false", "bool", True),
+        ("0", "bool", True),
+        ("yes", "bool", False),
+        ("a;b", "list", True),
+        ("anything", "str", True),
+    ],
+)
 def test_parses(value, type_, ok):
     assert parses(value, type_) is ok
 
 
 def test_problems_names_an_undocumented_column_a_bad_int_and_an_empty_required_cell(tmp_path):
-    path = _write(tmp_path / "toy" / "small" / "table1.csv",
-                  "paper,n,mystery,value,flag,ids\ntoy,3,x,1.5,True,a;b\n,3.5,y,nan,maybe,\n")
+    path = _write(
+        tmp_path / "toy" / "small" / "table1.csv",
+        "paper,n,mystery,value,flag,ids\ntoy,3,x,1.5,True,a;b\n,3.5,y,nan,maybe,\n",
+    )
     found = problems(path, TOY_SCHEMA, root=tmp_path)
     text = "\n".join(found)
     assert "column 'mystery' is not documented: document it in results/schema.yaml" in text
@@ -293,9 +322,13 @@ def test_a_modified_copy_of_a_committed_table_fails(tmp_path):
 
 def test_schema_problems_finds_malformed_entries():
     bad = {
-        "columns": {"a": {"type": "number", "description": "A."}, "b": {"type": "str", "description": "  "},
-                    "c": {"type": "int", "description": "C.", "required": "yes"}, "d": "str",
-                    "e": {"type": "str", "description": "E.", "unit": "s"}},
+        "columns": {
+            "a": {"type": "number", "description": "A."},
+            "b": {"type": "str", "description": "  "},
+            "c": {"type": "int", "description": "C.", "required": "yes"},
+            "d": "str",
+            "e": {"type": "str", "description": "E.", "unit": "s"},
+        },
         "files": {"x/*/t.csv": {}},
     }
     text = "\n".join(schema_problems(bad))
@@ -305,17 +338,24 @@ def test_schema_problems_finds_malformed_entries():
     assert "columns.d: an entry must be a mapping" in text
     assert "columns.e: unknown keys ['unit']" in text
     assert "files['x/*/t.csv'] must be a non-empty mapping" in text
-    assert schema_problems({"columns": {}}) == ["top-level keys must be `columns` and `files`, got ['columns']",
-                                                "`files` must be a mapping of glob -> (column name -> entry)"]
+    assert schema_problems({"columns": {}}) == [
+        "top-level keys must be `columns` and `files`, got ['columns']",
+        "`files` must be a mapping of glob -> (column name -> entry)",
+    ]
     assert schema_problems(TOY_SCHEMA) == []
 
 
 def test_stale_problems_finds_unused_globs_and_columns(tmp_path):
     claims = _write(tmp_path / "toy" / "small" / "claims.csv", "paper,n\ntoy,3 vs 3\n")
     table = _write(tmp_path / "toy" / "small" / "table1.csv", "paper,value,flag,ids\ntoy,1.0,True,a\n")
-    schema = {"columns": {**TOY_SCHEMA["columns"], "unused": {"type": "str", "description": "U."}},
-              "files": {**TOY_SCHEMA["files"], "gone/*/t.csv": {"x": {"type": "str", "description": "X."}},
-                        "toy/*/table1.csv": {"absent": {"type": "str", "description": "A."}}}}
+    schema = {
+        "columns": {**TOY_SCHEMA["columns"], "unused": {"type": "str", "description": "U."}},
+        "files": {
+            **TOY_SCHEMA["files"],
+            "gone/*/t.csv": {"x": {"type": "str", "description": "X."}},
+            "toy/*/table1.csv": {"absent": {"type": "str", "description": "A."}},
+        },
+    }
     text = "\n".join(stale_problems(schema, [claims, table], root=tmp_path))
     assert "files['gone/*/t.csv'] matches no CSV" in text
     assert "files['toy/*/table1.csv'].absent: none of the CSVs it matches (1) has that column" in text

@@ -4,8 +4,8 @@ import shutil
 
 import numpy as np
 import pytest
-
 from conftest import mirror, needs_mirror
+
 from sentemb.data import files
 from sentemb.data.corpora import load_nli_triples, load_sentences
 from sentemb.data.registry import all_files, files_of, lookup
@@ -22,12 +22,26 @@ def fresh_hash_memo(monkeypatch):
 
 def test_registry_has_every_simcse_dataset_with_hashes():
     names = {f.dataset for f in all_files()}
-    assert {"sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr", "wiki_sentences_combined",
-            "snli_devtest_for_simcse", "wiki1m_for_simcse", "nli_for_simcse"} <= names
+    assert {
+        "sts12",
+        "sts13",
+        "sts14",
+        "sts15",
+        "sts16",
+        "stsb",
+        "sickr",
+        "wiki_sentences_combined",
+        "snli_devtest_for_simcse",
+        "wiki1m_for_simcse",
+        "nli_for_simcse",
+    } <= names
     for f in all_files():
         assert f.sha256 is None or len(f.sha256) == 64
-        assert f.sha256 is not None or f.source in ("wiki1m_for_simcse.txt", "nli_for_simcse.csv") \
+        assert (
+            f.sha256 is not None
+            or f.source in ("wiki1m_for_simcse.txt", "nli_for_simcse.csv")
             or (f.source == "probing" and len(f.git_blob_sha1) == 40)
+        )
     assert lookup(STSB_DEV).dataset == "stsb"
     with pytest.raises(ConfigError, match="unknown dataset"):
         files_of("sts99")

@@ -72,8 +72,9 @@ def test_anchors_are_inside_the_document_and_at_least_max_span_len_apart(num_anc
     minimum = minimum_document_length(num_anchors, 16)
     for num_tokens in (minimum, minimum + 37):  # the shortest accepted document never fails
         document = list(range(num_tokens))
-        for sample in _many_samples(document, 400, seed=num_tokens, num_anchors=num_anchors, num_positives=1,
-                                    min_span_len=4, max_span_len=16):
+        for sample in _many_samples(
+            document, 400, seed=num_tokens, num_anchors=num_anchors, num_positives=1, min_span_len=4, max_span_len=16
+        ):
             spans = sample.anchor_spans
             assert len(spans) == num_anchors
             assert all(0 <= start < end <= num_tokens for start, end in spans)
@@ -106,8 +107,9 @@ def test_single_anchor_start_is_uniform_over_the_whole_document():
 def test_positives_overlap_are_adjacent_to_or_are_subsumed_by_their_anchor():
     num_tokens = 2 * 2 * 64
     relations = Counter()
-    for sample in _many_samples(list(range(num_tokens)), 1500, num_anchors=2, num_positives=3,
-                                min_span_len=8, max_span_len=64):
+    for sample in _many_samples(
+        list(range(num_tokens)), 1500, num_anchors=2, num_positives=3, min_span_len=8, max_span_len=64
+    ):
         assert all(len(spans) == 3 for spans in sample.positive_spans)
         for (a_start, a_end), spans in zip(sample.anchor_spans, sample.positive_spans):
             for p_start, p_end in spans:
@@ -178,8 +180,15 @@ def _subsumed_lengths(view, count=20000):
     """(anchor length, positive length) of ``count`` draws with A = P = 1 at the paper's spans, draw i seeded by i."""
     pairs = []
     for i in range(count):
-        sample = sample_anchor_positive_spans(list(range(1024)), random.Random(i), num_anchors=1, num_positives=1,
-                                              min_span_len=32, max_span_len=512, positive_views=view)
+        sample = sample_anchor_positive_spans(
+            list(range(1024)),
+            random.Random(i),
+            num_anchors=1,
+            num_positives=1,
+            min_span_len=32,
+            max_span_len=512,
+            positive_views=view,
+        )
         (a_start, a_end), ((p_start, p_end),) = sample.anchor_spans[0], sample.positive_spans[0]
         assert a_start <= p_start < p_end <= a_end  # inside its anchor
         pairs.append((a_end - a_start, p_end - p_start))
@@ -214,8 +223,7 @@ def _eq2_by_hand(embeddings, tau):
 
     def term(i, j):
         numerator = math.exp(_cos(embeddings[i], embeddings[j]) / tau)
-        denominator = sum(math.exp(_cos(embeddings[i], embeddings[k]) / tau)
-                          for k in range(len(embeddings)) if k != i)
+        denominator = sum(math.exp(_cos(embeddings[i], embeddings[k]) / tau) for k in range(len(embeddings)) if k != i)
         return -math.log(numerator / denominator)
 
     return sum(term(i, i + count) + term(i + count, i) for i in range(count)) / (2 * count)
@@ -293,8 +301,14 @@ def _batch(rows, length, seed=0):
 
 
 def _mask(ids, seed=0, **kwargs):
-    return mask_tokens_for_mlm(ids, mask_token_id=MASK, vocab_size=VOCAB, special_token_ids=SPECIALS,
-                               generator=torch.Generator().manual_seed(seed), **kwargs)
+    return mask_tokens_for_mlm(
+        ids,
+        mask_token_id=MASK,
+        vocab_size=VOCAB,
+        special_token_ids=SPECIALS,
+        generator=torch.Generator().manual_seed(seed),
+        **kwargs,
+    )
 
 
 def test_mlm_by_hand_when_everything_is_selected_and_masked():

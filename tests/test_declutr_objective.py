@@ -7,6 +7,7 @@ import random
 
 import pytest
 import torch
+from conftest import needs_mirror
 
 from sentemb.augment.span_sampler import DocumentTooShortError
 from sentemb.data.documents import Document, TokenisedDocument, hub_documents, load_documents, synthetic_documents
@@ -16,12 +17,24 @@ from sentemb.objectives.declutr import DeclutrContrastiveLoss, nt_xent, nt_xent_
 from sentemb.objectives.masked_lm import MaskedLMLoss, tied_mlm_head
 from sentemb.objectives.registry import build_objective
 from sentemb.spec import RunSpec
-from conftest import needs_mirror
 
 SPANS = {"min_span_len": 4, "max_span_len": 16}
-TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="avg", objective="declutr", objective_params=SPANS,
-            train_data="wikitext2_articles", steps=6, batch_size=4, eval_every=3, lr=1e-3, max_len=18,
-            weight_decay=0.1, final_eval="stsb_dev", synthetic_data=True)
+TINY = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="avg",
+    objective="declutr",
+    objective_params=SPANS,
+    train_data="wikitext2_articles",
+    steps=6,
+    batch_size=4,
+    eval_every=3,
+    lr=1e-3,
+    max_len=18,
+    weight_decay=0.1,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)
 
 
 def _objective(**params):
@@ -56,8 +69,9 @@ def test_the_official_form_is_pytorch_metric_learning_ntxent(tau):
     else:  # random directions at tau = 5e-4: most terms are far past -log(tiny), where the official form stops
         logits = torch.nn.functional.normalize(torch.cat([first, second]), dim=-1)
         logits = (logits @ logits.T / tau).fill_diagonal_(float("-inf"))
-        terms = torch.nn.functional.cross_entropy(logits, torch.cat([torch.arange(8) + 8, torch.arange(8)]),
-                                                  reduction="none")
+        terms = torch.nn.functional.cross_entropy(
+            logits, torch.cat([torch.arange(8) + 8, torch.arange(8)]), reduction="none"
+        )
         cap = -torch.log(torch.tensor(torch.finfo(torch.float32).tiny))  # 87.34
         assert (terms > cap).any() and float(expected) <= float(cap) + 1e-4 < float(exact)
 
@@ -101,8 +115,10 @@ def test_each_positive_belongs_to_its_anchor_in_the_anchor_major_layout():
 def test_a_short_document_is_named_with_its_length_in_tokens():
     objective = _objective(num_anchors=2)
     with pytest.raises(DocumentTooShortError, match=r"document 'tiny-doc'.*has 40 tokens.*at least 64"):
-        objective(objective.select_rows([Document("ok", "word " * 100)]) + [TokenisedDocument("tiny-doc", tuple(range(40)))],
-                  random.Random(0))
+        objective(
+            objective.select_rows([Document("ok", "word " * 100)]) + [TokenisedDocument("tiny-doc", tuple(range(40)))],
+            random.Random(0),
+        )
     with pytest.raises(DataError, match=r"no document .* has 64 subword tokens \(the longest has 3"):
         objective.select_rows([Document("short", "three words here")])
 
@@ -128,8 +144,10 @@ def test_min_document_tokens_fixes_the_document_set_whatever_a():
     with pytest.raises(ConfigError, match="min_document_tokens: -1 is not int in"):
         _objective(min_document_tokens=-1)
     at_default = RunSpec(**TINY)
-    assert RunSpec(**{**TINY, "objective_params": {**SPANS, "min_document_tokens": 0, "loss_form": "exact"}}).run_id \
-        == at_default.run_id  # added parameters at their defaults leave run ids alone
+    assert (
+        RunSpec(**{**TINY, "objective_params": {**SPANS, "min_document_tokens": 0, "loss_form": "exact"}}).run_id
+        == at_default.run_id
+    )  # added parameters at their defaults leave run ids alone
     assert "min_document_tokens" not in at_default.objective_params and "loss_form" not in at_default.objective_params
 
 
@@ -156,11 +174,17 @@ def test_a_step_trains_the_encoder_and_the_tied_mlm_head():
 def test_the_losses_are_fp32_under_bf16_autocast():
     generator = torch.Generator().manual_seed(0)
     anchors, positives = torch.randn(4, 16, generator=generator), torch.randn(4, 2, 16, generator=generator)
-    states, labels = torch.randn(2, 5, 64, generator=generator), torch.tensor([[-100, 3, -100, 7, -100], [5, -100, -100, -100, 9]])
+    states, labels = (
+        torch.randn(2, 5, 64, generator=generator),
+        torch.tensor([[-100, 3, -100, 7, -100], [5, -100, -100, -100, 9]]),
+    )
     head = tied_mlm_head(SentenceEncoder.from_name("tiny-random-bert", "avg", seed=0))
-    for loss, inputs in ((DeclutrContrastiveLoss(0.05), (anchors, positives)), (MaskedLMLoss(head), (states, labels)),
-                         (DeclutrContrastiveLoss(0.05, "official"), (anchors, positives)),
-                         (DeclutrContrastiveLoss(5e-4, "official"), (anchors, positives))):
+    for loss, inputs in (
+        (DeclutrContrastiveLoss(0.05), (anchors, positives)),
+        (MaskedLMLoss(head), (states, labels)),
+        (DeclutrContrastiveLoss(0.05, "official"), (anchors, positives)),
+        (DeclutrContrastiveLoss(5e-4, "official"), (anchors, positives)),
+    ):
         low = [x.bfloat16().requires_grad_() if x.is_floating_point() else x for x in inputs]
         high = [x.detach().float().requires_grad_() if x.is_floating_point() else x for x in low]
         with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -182,8 +206,9 @@ def _resumes_bit_for_bit(tmp_path, params):
 
     def run(folder, evaluate):
         objective = prepare_objective(spec, *execute.initial_encoders(spec, torch.device("cpu")))
-        return objective, train(objective, spec, execute._training_rows(spec), evaluate, folder, progress=False,
-                                save_state_every_s=0.0)
+        return objective, train(
+            objective, spec, execute._training_rows(spec), evaluate, folder, progress=False, save_state_every_s=0.0
+        )
 
     reference, ref = run(tmp_path / "reference", dev)
 
@@ -231,23 +256,33 @@ def test_slanted_triangular_rises_to_the_peak_at_the_cut_and_falls_to_a_32nd():
 
     factor = _schedule("slanted_triangular", warmup=10, total=100)
     values = [factor(step) for step in range(101)]
-    assert values[0] == pytest.approx(1 / 32) and values[10] == pytest.approx(1.0) and values[100] == pytest.approx(1 / 32)
+    assert (
+        values[0] == pytest.approx(1 / 32) and values[10] == pytest.approx(1.0) and values[100] == pytest.approx(1 / 32)
+    )
     assert values[5] == pytest.approx((1 + 0.5 * 31) / 32) and values[55] == pytest.approx((1 + 0.5 * 31) / 32)
-    assert all(a < b for a, b in zip(values[:10], values[1:11])) and all(a > b for a, b in zip(values[10:100], values[11:]))
+    assert all(a < b for a, b in zip(values[:10], values[1:11])) and all(
+        a > b for a, b in zip(values[10:100], values[11:])
+    )
     with pytest.raises(ConfigError, match="needs its cut"):
         RunSpec(**{**TINY, "lr_schedule": "slanted_triangular"})
 
 
 def test_the_last_checkpoint_is_kept_whatever_the_dev_score(tmp_path):
-    from sentemb.train.loop import prepare_objective, train
     from sentemb.runs import execute
+    from sentemb.train.loop import prepare_objective, train
 
     spec = RunSpec(**{**TINY, "checkpoint": "last", "lr_schedule": "slanted_triangular", "warmup_steps": 1})
     assert spec.run_id != RunSpec(**TINY).run_id and "checkpoint" not in RunSpec(**TINY).as_dict()
     scores = iter([0.0, 0.9, 0.1])  # step 3 scores best; the last step (6) is kept anyway
     objective = prepare_objective(spec, *execute.initial_encoders(spec, torch.device("cpu")))
-    outcome = train(objective, spec, execute._training_rows(spec), lambda model, step: {
-        "stsb_dev_spearman": next(scores), "alignment": 0.0, "uniformity": 0.0}, tmp_path, progress=False)
+    outcome = train(
+        objective,
+        spec,
+        execute._training_rows(spec),
+        lambda model, step: {"stsb_dev_spearman": next(scores), "alignment": 0.0, "uniformity": 0.0},
+        tmp_path,
+        progress=False,
+    )
     assert outcome.best_step == 6 and outcome.best_dev == pytest.approx(0.1)
     with pytest.raises(ConfigError, match="checkpoint 'best' is not one of"):
         RunSpec(**{**TINY, "checkpoint": "best"})
@@ -259,9 +294,16 @@ def test_one_view_positives_are_that_view(views):
 
     rng = random.Random(3)
     for _ in range(200):
-        spans = sample_anchor_positive_spans(list(range(400)), rng, num_anchors=1, num_positives=2, min_span_len=8,
-                                             max_span_len=100, positive_views=views)
-        (a_start, a_end), = spans.anchor_spans
+        spans = sample_anchor_positive_spans(
+            list(range(400)),
+            rng,
+            num_anchors=1,
+            num_positives=2,
+            min_span_len=8,
+            max_span_len=100,
+            positive_views=views,
+        )
+        ((a_start, a_end),) = spans.anchor_spans
         for start, end in spans.positive_spans[0]:
             if views == "adjacent":
                 assert end == a_start or start == a_end

@@ -3,12 +3,31 @@ through the run store."""
 
 import dataclasses
 
+import pandas as pd
 import pytest
-
-from papers.declutr.experiments import (CORE, FIGURE3_RUNS, PAPER_MIN_DOCUMENT_TOKENS, SMALL_MIN_DOCUMENT_TOKENS,
-                                        SMALL_SPANS, STEPS, grid, paper_grid)
-from sentemb.runs import execute
 from conftest import needs_mirror
+
+from papers.declutr import report
+from papers.declutr.experiments import (
+    CORE,
+    FIGURE3_RUNS,
+    PAPER_MIN_DOCUMENT_TOKENS,
+    SMALL_MIN_DOCUMENT_TOKENS,
+    SMALL_SPANS,
+    STEPS,
+    paper_grid,
+)
+from sentemb.paper import get_paper
+from sentemb.profiles import get_profile
+from sentemb.report.claims import load_claims
+from sentemb.runs import execute
+
+DECLUTR = get_paper("declutr")
+
+
+def grid(profile, extended=True):
+    """The paper's grid on ``profile``, by default with the rows outside the small profile's budget."""
+    return DECLUTR.grid(profile, extended=extended)
 
 
 def test_the_papers_settings_carry_into_the_full_profile():
@@ -16,7 +35,12 @@ def test_the_papers_settings_carry_into_the_full_profile():
     assert (spec.backbone, spec.pooler, spec.train_data) == ("roberta-base", "avg", "openwebtext")
     assert (spec.batch_size, spec.lr, spec.weight_decay, spec.grad_clip) == (16, 5e-5, 0.1, 1.0)
     assert spec.steps == STEPS == 495_243 // 16 and spec.warmup_steps == round(0.1 * STEPS)
-    assert (spec.lr_schedule, spec.checkpoint, spec.precision, spec.max_len) == ("slanted_triangular", "last", "fp16", 514)
+    assert (spec.lr_schedule, spec.checkpoint, spec.precision, spec.max_len) == (
+        "slanted_triangular",
+        "last",
+        "fp16",
+        514,
+    )
     assert spec.final_eval == "sts,declutr"
     params = spec.objective_params
     assert (params["num_anchors"], params["num_positives"], params["temperature"]) == (2, 2, 0.05)
@@ -30,7 +54,12 @@ def test_the_papers_settings_carry_into_the_full_profile():
 def test_the_small_profile_scales_spans_steps_and_data():
     small = grid("small")
     spec = small["declutr"][0]
-    assert (spec.backbone, spec.train_data, spec.steps, spec.batch_size) == ("all-MiniLM-L6-v2", "wikitext2_articles", 60, 16)
+    assert (spec.backbone, spec.train_data, spec.steps, spec.batch_size) == (
+        "all-MiniLM-L6-v2",
+        "wikitext2_articles",
+        60,
+        16,
+    )
     assert spec.objective_params["max_span_len"] == SMALL_SPANS["max_span_len"] and spec.max_len == 66
     assert spec.warmup_steps == 6 and len(small["declutr"]) == 3 and small["a1_p1_t0.05"][0].final_eval == "stsb_dev"
     assert [small[name][0].steps for name in FIGURE3_RUNS if name.startswith("mlm")] == [15, 30, 60]
@@ -45,8 +74,10 @@ def _document_bound(spec):
     return params.get("min_document_tokens") or 2 * params["num_anchors"] * params["max_span_len"]
 
 
-@pytest.mark.parametrize("profile, bound", [("full", PAPER_MIN_DOCUMENT_TOKENS), ("small", SMALL_MIN_DOCUMENT_TOKENS),
-                                            ("smoke", SMALL_MIN_DOCUMENT_TOKENS)])
+@pytest.mark.parametrize(
+    "profile, bound",
+    [("full", PAPER_MIN_DOCUMENT_TOKENS), ("small", SMALL_MIN_DOCUMENT_TOKENS), ("smoke", SMALL_MIN_DOCUMENT_TOKENS)],
+)
 def test_every_run_of_a_profile_trains_on_one_document_set(profile, bound):
     runs = grid(profile)
     training = [spec for specs in runs.values() for spec in specs if spec.trains]
@@ -69,8 +100,12 @@ def test_the_small_profiles_unchanged_runs_keep_their_run_ids():
     assert [s.run_id for s in small["declutr"]] == ["8ef69e190663e51e", "905c63e6af99feb9", "59c9992dfb238a1d"]
     assert small["transformer"][0].run_id == "dcbd1d92fbd81f99"
     assert {name: small[name][0].run_id for name in small if name.startswith("a2_")} == {
-        "a2_p1_t0.0005": "68a85313e5aab49a", "a2_p1_t0.05": "1fc1537bdba301e1", "a2_p2_t0.0005": "53733a280649e4b1",
-        "a2_p4_t0.0005": "af10180c4b72e04c", "a2_p4_t0.05": "92b6d199cfb9d24d"}
+        "a2_p1_t0.0005": "68a85313e5aab49a",
+        "a2_p1_t0.05": "1fc1537bdba301e1",
+        "a2_p2_t0.0005": "53733a280649e4b1",
+        "a2_p4_t0.0005": "af10180c4b72e04c",
+        "a2_p4_t0.05": "92b6d199cfb9d24d",
+    }
     assert small["views_adjacent"][0].run_id == "03bfa90dfd5430bb"
 
 
@@ -83,9 +118,15 @@ def test_a_and_2a_select_the_same_mirror_documents():
 
     small, documents = grid("small"), load_documents("wikitext2_articles")
     encoder = SentenceEncoder.from_name("tiny-random-bert", "avg")  # MiniLM's tokenizer
-    kept = {name: [d.id for d in build_objective("declutr", small[name][0].objective_params, encoder,
-                                                 max_len=66).select_rows(documents)]
-            for name in ("a1_p1_t0.05", "a2_p1_t0.05", "declutr")}
+    kept = {
+        name: [
+            d.id
+            for d in build_objective("declutr", small[name][0].objective_params, encoder, max_len=66).select_rows(
+                documents
+            )
+        ]
+        for name in ("a1_p1_t0.05", "a2_p1_t0.05", "declutr")
+    }
     assert kept["a1_p1_t0.05"] == kept["a2_p1_t0.05"] == kept["declutr"] and len(kept["declutr"]) == 720
 
 
@@ -117,26 +158,26 @@ def test_the_declutr_group_adds_declutrs_sts_protocol_to_the_record(monkeypatch)
     spec = dataclasses.replace(grid("smoke")["transformer"][0], synthetic_data=True)
     record = execute.ensure(spec, progress=False)
     assert seen == {"protocols": ("simcse", "senteval"), "groups": ["sts", "declutr"]}
-    assert record["metrics"]["sts_senteval"]["protocol_name"] == "senteval" and "MR" in record["metrics"]["transfer"]["tasks"]
+    assert record["metrics"]["sts_senteval"]["protocol_name"] == "senteval"
+    assert "MR" in record["metrics"]["transfer"]["tasks"]
 
 
 def test_supplement_3_2_average_gives_back_the_papers_downstream_column():
-    from papers.declutr.report import reported_average
-
-    assert reported_average("DeCLUTR-small (ours)", exclude=()) == pytest.approx(76.80, abs=0.005)  # Table 1
-    assert reported_average("Transformer-small", exclude=()) == pytest.approx(72.69, abs=0.005)
-    assert reported_average("DeCLUTR-small (ours)") == pytest.approx(77.965625)  # the 16 offline tasks
+    assert report.reported_average("DeCLUTR-small (ours)", exclude=()) == pytest.approx(76.80, abs=0.005)  # Table 1
+    assert report.reported_average("Transformer-small", exclude=()) == pytest.approx(72.69, abs=0.005)
+    assert report.reported_average("DeCLUTR-small (ours)") == pytest.approx(77.965625)  # the 16 offline tasks
 
 
 def test_report_tables_from_records(monkeypatch):
     """Table 1 / S3 / S6 arithmetic on two records whose scores are set by hand (the evaluation is replaced)."""
-    from papers.declutr import report
     from sentemb.evaluate import suite
 
     def fake(encode, groups, sts_protocols=("simcse",), **kwargs):
         results, lookup = suite.evaluate_model(encode, ["sts"], sts_protocols=("simcse",), **kwargs)
-        tasks = {t: {"acc": 80.0, "devacc": 81.0} for t in ("CR", "MR", "MPQA", "SUBJ", "SST2", "SST5", "TREC",
-                                                             "SICKEntailment")}
+        tasks = {
+            t: {"acc": 80.0, "devacc": 81.0}
+            for t in ("CR", "MR", "MPQA", "SUBJ", "SST2", "SST5", "TREC", "SICKEntailment")
+        }
         tasks["MRPC"] = {"acc": 70.0, "f1": 80.0, "devacc": 72.0}
         sts = {t: {"aggregate": {"spearman": {"mean": 0.6, "all": 0.5, "wmean": 0.55}}} for t in report.STS_SUBSETS}
         sts.update({t: {"spearman": 0.7, "devpearson": 0.75} for t in report.REGRESSOR_TASKS})
@@ -160,12 +201,12 @@ def test_report_tables_from_records(monkeypatch):
 def test_the_readme_summary_tabulates_every_figure_point_and_marks_missing_ones():
     """Each run of the figures' grid lands in its own cell of the README's figure tables; runs without a record
     are '–'."""
-    import pandas as pd
-
-    from papers.declutr import report
-
-    points = pd.DataFrame({"run": ["declutr", "a1_p4_t0.0005", "mlm_f50", "proj_mlp_256", "xbm_512_t0.01"],
-                           "dev_score": [87.06, 80.5, 71.25, 86.5, 85.25]})
+    points = pd.DataFrame(
+        {
+            "run": ["declutr", "a1_p4_t0.0005", "mlm_f50", "proj_mlp_256", "xbm_512_t0.01"],
+            "dev_score": [87.06, 80.5, 71.25, 86.5, 85.25],
+        }
+    )
     text = "\n".join(report.figure_markdown(points))
     assert "| A = 1, P = 4 | 80.50 | – |" in text
     assert "| A = 2, P = 2 | – | 87.06 |" in text
@@ -179,16 +220,15 @@ def test_the_readme_summary_tabulates_every_figure_point_and_marks_missing_ones(
 def test_the_figures_claims_rest_on_their_grid_points():
     """Figure claims: each cell holds the points the paper plots as one distribution; a missing run leaves its
     claims not run, never decided on fewer points."""
-    import pandas as pd
-
-    from papers.declutr import report
-    from papers.declutr.experiments import grid
-
     made = iter(range(10**6))
 
     def record(score, seed=42):  # a fake record: its own run id, the small profile
-        return {"metrics": {"stsb_dev_spearman": score / 100}, "spec": {"seed": seed},
-                "run_id": f"{next(made):016x}", "profile": "small"}
+        return {
+            "metrics": {"stsb_dev_spearman": score / 100},
+            "spec": {"seed": seed},
+            "run_id": f"{next(made):016x}",
+            "profile": "small",
+        }
 
     names = list(grid("small"))
     records = {name: [record(80.0 + 0.1 * (i % 3))] for i, name in enumerate(names)}
@@ -201,12 +241,37 @@ def test_the_figures_claims_rest_on_their_grid_points():
     assert len(cells.loc[("Figure S1", "memory bank"), "values"].split(";")) == 12
     assert cells.loc[("Figure S1", "no memory bank"), "value"] == pytest.approx(86.1)  # the headline's 3 seeds
     empty = pd.DataFrame()
-    verdicts = report.claims({"table1": empty}, records).set_index("claim")
+    verdicts = DECLUTR.claims({"table1": empty}, records).set_index("claim")
     assert verdicts.loc["multiple-anchors-help", "status"] == "holds"
     assert verdicts.loc["memory-bank-hurts", "status"] == "holds"
     assert verdicts.loc["nonlinear-projection-head-marginal-gain", "status"] == "fails"
     assert verdicts.loc["adjacent-and-subsumed-views-best", "status"] == "inconclusive"  # one seed per view
     assert verdicts.loc["declutr-base-boosts-downstream", "status"] == "not run"
     del records["xbm_512_t0.05"]
-    verdicts = report.claims({"table1": empty}, records).set_index("claim")
+    verdicts = DECLUTR.claims({"table1": empty}, records).set_index("claim")
     assert verdicts.loc["memory-bank-hurts", "status"] == "not run"
+
+
+def test_a_profile_object_gives_its_names_grid_and_the_untestable_claims_are_the_papers():
+    for profile in ("smoke", "small", "full"):
+        for extended in (False, True):
+            by_name, by_object = grid(profile, extended), grid(get_profile(profile), extended)
+            assert {n: [s.run_id for s in v] for n, v in by_name.items()} == {
+                n: [s.run_id for s in v] for n, v in by_object.items()
+            }
+    assert set(DECLUTR.not_testable) <= {claim["id"] for claim in load_claims("declutr")}
+
+
+def test_a_figure_is_drawn_only_where_its_grid_points_have_records():
+    """The core rows alone (the small profile without --extended) draw Figure 2 only: the backbone's line and the
+    DeCLUTR point; no record of a figure row draws nothing."""
+    specs = grid("smoke")
+    records = {name: [] for name in specs}
+    for name, score in (("transformer", 0.80), ("declutr", 0.85)):
+        spec = specs[name][0].as_dict()
+        records[name] = [{"run_id": specs[name][0].run_id, "spec": spec, "metrics": {"stsb_dev_spearman": score}}]
+    assert [path.name for path in DECLUTR.figures(records, {}, "smoke")] == [
+        "figure2_sampling.png",
+        "figure2_sampling.pdf",
+    ]
+    assert DECLUTR.figures({name: [] for name in specs}, {}, "smoke") == []

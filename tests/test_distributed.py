@@ -1,6 +1,6 @@
 """torchrun semantics on CPUs: 2 gloo processes train on one global batch exactly as one process does.
 
-The objectives gather their embeddings across the ranks (sentemb.train.distributed.global_batch). With dropout off
+The objectives gather their embeddings across the ranks (sentemb.distributed.global_batch). With dropout off
 (a rank cannot draw a single process's masks), the loss of 2 processes equals one process's on the same global batch,
 and the DDP-averaged gradients equal its gradients (``ddp_gradients="global"``) or half of them (``"official"``: the
 released SimCSE/DeCLUTR code's 1/N). With dropout on, the training loop resumes every rank's random streams exactly.
@@ -15,25 +15,40 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
+from sentemb import distributed
 from sentemb.data.sts import load_task
 from sentemb.runs import execute
 from sentemb.spec import RunSpec
-from sentemb.train import distributed
 from sentemb.train.loop import prepare_objective, step_rng, train
 
 pytestmark = pytest.mark.slow
 
-BASE = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", steps=6, batch_size=8,
-            eval_every=3, lr=1e-3, max_len=16, final_eval="stsb_dev", synthetic_data=True, dropout=0.0)
+BASE = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="cls_before_pooler",
+    steps=6,
+    batch_size=8,
+    eval_every=3,
+    lr=1e-3,
+    max_len=16,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+    dropout=0.0,
+)
 SPECS = {
     "simcse_unsup": dict(objective="simcse_unsup", train_data="wiki_sentences_combined"),
     "simcse_sup": dict(objective="simcse_sup", train_data="snli_devtest_for_simcse", pooler="cls"),
-    "barlow_twins": dict(objective="barlow_twins", train_data="wiki_sentences_combined",
-                         objective_params={"projector_width": 32}),
+    "barlow_twins": dict(
+        objective="barlow_twins", train_data="wiki_sentences_combined", objective_params={"projector_width": 32}
+    ),
     "vicreg": dict(objective="vicreg", train_data="wiki_sentences_combined", objective_params={"projector_width": 32}),
     "tncse": dict(objective="tncse", train_data="wiki_sentences_combined"),
-    "simcse_pp": dict(objective="simcse_pp", train_data="wiki_sentences_combined",
-                      objective_params={"negatives": "off_dropout", "dcl_weight": 0.1}),
+    "simcse_pp": dict(
+        objective="simcse_pp",
+        train_data="wiki_sentences_combined",
+        objective_params={"negatives": "off_dropout", "dcl_weight": 0.1},
+    ),
 }
 
 
@@ -49,7 +64,7 @@ def _loss_and_gradients(spec: RunSpec) -> tuple[float, dict]:
     model = objective
     if distributed.active():
         model = torch.nn.parallel.DistributedDataParallel(objective, static_graph=True)
-    rows = execute._training_rows(spec)[:spec.batch_size]
+    rows = execute._training_rows(spec)[: spec.batch_size]
     loss = model(distributed.shard(rows), step_rng(spec.seed, 0))
     loss.backward()
     grads = {n: p.grad.detach().clone() for n, p in objective.named_parameters() if p.grad is not None}
@@ -121,8 +136,15 @@ def _training_worker(rank: int, world: int, folder: str, interrupt_at: int | Non
                 return forward(*args, **kwargs)
 
             objective.forward = interrupted
-        return train(objective, spec, rows, execute._dev_evaluator(spec, stsb, progress=False),
-                     Path(folder) / "checkpoint", progress=False, save_state_every_s=0.0)
+        return train(
+            objective,
+            spec,
+            rows,
+            execute._dev_evaluator(spec, stsb, progress=False),
+            Path(folder) / "checkpoint",
+            progress=False,
+            save_state_every_s=0.0,
+        )
 
     if interrupt_at is not None:
         try:
@@ -132,8 +154,14 @@ def _training_worker(rank: int, world: int, folder: str, interrupt_at: int | Non
     outcome = run(None)
     if rank == 0:
         with open(os.path.join(folder, "outcome.pkl"), "wb") as handle:
-            pickle.dump({"losses": outcome.losses, "resumed": outcome.resumed_from_step,
-                         "dev": [p["stsb_dev_spearman"] for p in outcome.dev_curve]}, handle)
+            pickle.dump(
+                {
+                    "losses": outcome.losses,
+                    "resumed": outcome.resumed_from_step,
+                    "dev": [p["stsb_dev_spearman"] for p in outcome.dev_curve],
+                },
+                handle,
+            )
     dist.destroy_process_group()
 
 
@@ -148,7 +176,12 @@ def test_every_rank_resumes_its_random_streams_exactly(tmp_path):
     assert resumed["dev"] == reference["dev"]
     # the comparison can fail: with dropout on, rank 1 draws its own masks, so 2 processes do not give 1's losses
     spec = _spec("simcse_unsup", dropout=0.1)
-    one = train(prepare_objective(spec, *execute.initial_encoders(spec, torch.device("cpu"))), spec,
-                execute._training_rows(spec), lambda encoder, step: {"stsb_dev_spearman": 0.0}, tmp_path / "one",
-                progress=False)
+    one = train(
+        prepare_objective(spec, *execute.initial_encoders(spec, torch.device("cpu"))),
+        spec,
+        execute._training_rows(spec),
+        lambda encoder, step: {"stsb_dev_spearman": 0.0},
+        tmp_path / "one",
+        progress=False,
+    )
     assert one.losses[0] != reference["losses"][0]

@@ -4,8 +4,8 @@ served through a file:// URL, then fetched, unpacked into the cache and verified
 import tarfile
 
 import pytest
-
 from conftest import mirror, needs_mirror
+
 from sentemb.data import download, files, registry
 from sentemb.data.sts import load_task
 from sentemb.errors import DataError
@@ -34,4 +34,3 @@ def test_failed_download_leaves_nothing_behind(tmp_path, monkeypatch):
         download.fetch("wiki1m_for_simcse")
     cache = tmp_path / "cache" / "data" / "training" / "unsup"
     assert not any(cache.glob("*")) if cache.exists() else True
-

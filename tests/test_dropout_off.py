@@ -12,9 +12,14 @@ from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.off_dropout_infonce import encode_without_dropout
 from sentemb.objectives.registry import build_objective
 
-SENTENCES = ["A man is playing a guitar on the stage.", "Two dogs run across a snowy field.",
-             "The committee postponed its decision until next spring.", "She reads the paper every morning.",
-             "A child is slicing a tomato in the kitchen.", "Stock markets fell sharply after the announcement."]
+SENTENCES = [
+    "A man is playing a guitar on the stage.",
+    "Two dogs run across a snowy field.",
+    "The committee postponed its decision until next spring.",
+    "She reads the paper every morning.",
+    "A child is slicing a tomato in the kitchen.",
+    "Stock markets fell sharply after the announcement.",
+]
 
 
 def _minilm(dropout=None) -> SentenceEncoder:
@@ -94,7 +99,7 @@ def test_the_fixed_mask_shares_one_dropout_mask_between_the_views():
     views = []
     objective.loss.forward = lambda z1, z2: views.append((z1, z2)) or (z1 - z2).sum()
     objective(SENTENCES, None)
-    (z1, z2), = views
+    ((z1, z2),) = views
     assert torch.equal(z1, z2)
     objective.eval()
     with torch.no_grad():

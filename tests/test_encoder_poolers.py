@@ -48,7 +48,12 @@ def test_the_encoder_returns_cls_and_applies_the_checkpoint_pooler_only_for_cls_
 
 
 def test_encode_keeps_order_dedupes_and_is_batch_independent(tiny):
-    sentences = ["short one .", "a much longer sentence with quite a few more words in it .", "short one .", "mid size text"]
+    sentences = [
+        "short one .",
+        "a much longer sentence with quite a few more words in it .",
+        "short one .",
+        "mid size text",
+    ]
     one = tiny.encode(sentences, batch_size=1)
     many = tiny.encode(sentences, batch_size=64)
     assert one.shape == (4, tiny.dim)
@@ -81,8 +86,16 @@ def test_roberta_style_positions_leave_out_the_padding_offset():
     from transformers import RobertaConfig, RobertaModel
 
     tokenizer = SentenceEncoder.from_name("tiny-random-bert", "avg").tokenizer
-    config = RobertaConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                           intermediate_size=64, max_position_embeddings=514, type_vocab_size=1, pad_token_id=1)
+    config = RobertaConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=514,
+        type_vocab_size=1,
+        pad_token_id=1,
+    )
     encoder = SentenceEncoder(RobertaModel(config), tokenizer, "avg")
     assert encoder.max_positions == 512
     long = " ".join(["word"] * 700)

@@ -15,10 +15,23 @@ from sentemb.models.summed_encoders import SummedEncoders
 from sentemb.runs import execute
 from sentemb.spec import RunSpec
 
-SENTENCES = ["A man is playing a guitar.", "a short one", "Stocks fell sharply on Monday after the report.",
-             "The quick brown fox jumps over the lazy dog while the farmer sleeps in the barn nearby."] * 3
-TINY = dict(profile="smoke", backbone="tiny-random-bert", train_data="wiki_sentences_combined", steps=4,
-            batch_size=8, eval_every=2, lr=1e-3, final_eval="stsb_dev", synthetic_data=True)
+SENTENCES = [
+    "A man is playing a guitar.",
+    "a short one",
+    "Stocks fell sharply on Monday after the report.",
+    "The quick brown fox jumps over the lazy dog while the farmer sleeps in the barn nearby.",
+] * 3
+TINY = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    train_data="wiki_sentences_combined",
+    steps=4,
+    batch_size=8,
+    eval_every=2,
+    lr=1e-3,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +42,8 @@ def modules_cache(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def three_layers(tmp_path_factory):
-    """A random 3-layer BERT directory (tiny-random-bert has 2 layers, where first-last and top-2 averaging coincide)."""
+    """A random 3-layer BERT directory (tiny-random-bert has 2 layers, where first-last and top-2 averaging
+    coincide)."""
     from transformers import BertModel
 
     tiny = SentenceEncoder.from_name("tiny-random-bert", "cls", seed=3)
@@ -58,12 +72,14 @@ def test_every_pooler_exports_to_the_same_embeddings(pooler, tmp_path, three_lay
 
 def test_the_poolers_are_told_apart(three_layers):
     """The check is not vacuous: the five poolers give five different embeddings of the same backbone."""
-    encoders = {p: SentenceEncoder.from_name(three_layers, p) for p in
-                ("cls_before_pooler", "cls", "avg", "avg_first_last", "avg_top2")}
+    encoders = {
+        p: SentenceEncoder.from_name(three_layers, p)
+        for p in ("cls_before_pooler", "cls", "avg", "avg_first_last", "avg_top2")
+    }
     vectors = {p: e.encode(SENTENCES) for p, e in encoders.items()}
     names = list(vectors)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             assert np.abs(vectors[a] - vectors[b]).max() > 1e-3, (a, b)
 
 
@@ -142,3 +158,9 @@ def test_the_model_card_names_tncse_singles_matched_simcse():
     record = json.loads((settings.REPO_ROOT / "results/runs/small/51368f96cd0a11e9.json").read_text())
     assert record["spec"]["objective_params"]["tn_weight"] == 0.0
     assert "SimCSE matched to TNCSE-Single (no L_TN)" in model_card(record, trust_remote_code=False)
+
+
+def test_every_training_objective_names_the_paper_a_model_card_cites():
+    from sentemb.objectives.registry import TRAINING_OBJECTIVES
+
+    assert all(cls.reference for cls in TRAINING_OBJECTIVES.values())

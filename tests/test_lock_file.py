@@ -2,9 +2,9 @@
 
 import importlib.metadata
 import re
-import tomllib
 
 import pytest
+import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
@@ -57,6 +57,7 @@ def test_the_environment_is_the_locked_one():
         if installed is None or Version(installed) != Version(version):
             mismatched.append(f"{name}: locked {version}, installed {installed}")
     if mismatched:
-        pytest.fail("the environment differs from requirements.lock (rerun scripts/bootstrap.sh):\n  "
-                    + "\n  ".join(mismatched))
+        pytest.fail(
+            "the environment differs from requirements.lock (rerun scripts/bootstrap.sh):\n  " + "\n  ".join(mismatched)
+        )
     assert importlib.metadata.version("torch").split("+")[0] == TORCH

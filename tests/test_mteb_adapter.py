@@ -2,14 +2,20 @@
 
 import numpy as np
 import pytest
-
 from conftest import needs_mirror
+
 from sentemb.evaluate import mteb_adapter
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS, benchmark_task, make_mteb_encoder
 from sentemb.models.encoder import SentenceEncoder
 
-MULTILINGUAL = ["AmazonCounterfactualClassification", "AmazonReviewsClassification", "MTOPDomainClassification",
-                "MTOPIntentClassification", "MassiveIntentClassification", "MassiveScenarioClassification"]
+MULTILINGUAL = [
+    "AmazonCounterfactualClassification",
+    "AmazonReviewsClassification",
+    "MTOPDomainClassification",
+    "MTOPIntentClassification",
+    "MassiveIntentClassification",
+    "MassiveScenarioClassification",
+]
 
 
 @pytest.mark.parametrize("name", MULTILINGUAL)
@@ -33,12 +39,15 @@ def test_texts_outside_the_run_lookup_are_encoded_in_batches_and_not_kept():
     encoder = SentenceEncoder.from_name("tiny-random-bert", "avg", seed=0)
     calls = []
     real = encoder.encode
-    encoder.encode = lambda texts, batch_size=64, precision="fp32": calls.append((list(texts), batch_size, precision)) \
-        or real(texts, batch_size)
+    encoder.encode = lambda texts, batch_size=64, precision="fp32": (
+        calls.append((list(texts), batch_size, precision)) or real(texts, batch_size)
+    )
     known = {"a known sentence .": np.ones(encoder.dim, dtype=np.float32)}
     model = make_mteb_encoder(encoder, known, normalize=False, batch_size=7, precision="bf16")
     texts = ["a known sentence .", "a new one .", "another new one .", "a new one ."]
-    out = model.encode([{"text": texts[:2]}, {"text": texts[2:]}], task_metadata=None, hf_split="test", hf_subset="default")
+    out = model.encode(
+        [{"text": texts[:2]}, {"text": texts[2:]}], task_metadata=None, hf_split="test", hf_subset="default"
+    )
     assert out.shape == (4, encoder.dim) and np.allclose(out[0], 1.0) and np.allclose(out[1], out[3])
     assert calls == [(["a new one .", "another new one ."], 7, "bf16")]  # the run's batch size and precision
     assert len(model.lookup) == 1  # nothing accumulates across calls or tasks
@@ -61,7 +70,7 @@ def test_run_mteb_passes_the_batch_size_and_unloads_each_task(monkeypatch):
     encoder = SentenceEncoder.from_name("tiny-random-bert", "avg", seed=0)
     result = mteb_adapter.run_mteb(encoder, tasks=["BIOSSES"], batch_size=5)
     assert result["tasks"]["BIOSSES"]["status"] == "ok"
-    (task, encode_kwargs), = seen
+    ((task, encode_kwargs),) = seen
     assert encode_kwargs == {"batch_size": 5}
     assert not task.data_loaded and task.dataset is None  # memory bounded by one task
 
@@ -115,8 +124,10 @@ def test_a_claim_is_testable_when_its_category_has_an_offline_task(monkeypatch):
 
 
 @needs_mirror
-@pytest.mark.parametrize("name, docs, chars, queries, judgements", [
-    ("SciFact", 5183, 7771451, 300, 339), ("NFCorpus", 3633, 5779318, 323, 12334)])
+@pytest.mark.parametrize(
+    "name, docs, chars, queries, judgements",
+    [("SciFact", 5183, 7771451, 300, 339), ("NFCorpus", 3633, 5779318, 323, 12334)],
+)
 def test_the_retrieval_tasks_load_as_the_mirror_readme_says(name, docs, chars, queries, judgements):
     from sentemb.data.mteb_mirror import load_mirror_task
 

@@ -4,8 +4,8 @@ import random
 
 import pytest
 import torch
-
 from conftest import needs_mirror
+
 from sentemb.data.sentence_windows import article_sentences, load_sentence_windows, windows_of
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.registry import build_objective
@@ -39,8 +39,12 @@ def test_articles_split_into_sentences_as_the_mirrors_files_were():
 
 @pytest.mark.parametrize("context, allowed", [("next_sentence", {1}), ("next_3_sentences", {1, 2, 3})])
 def test_the_positive_is_the_next_sentence_or_one_of_the_next_three(context, allowed):
-    objective = build_objective("simcse_next_sentence", {"context": context},
-                                SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0), max_len=16)
+    objective = build_objective(
+        "simcse_next_sentence",
+        {"context": context},
+        SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0),
+        max_len=16,
+    )
     rng = random.Random(0)
     drawn = [row.index(p) for _ in range(20) for row, p in zip(WINDOWS, objective.positives(WINDOWS, rng))]
     assert set(drawn) == allowed

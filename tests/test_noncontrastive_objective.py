@@ -16,10 +16,24 @@ from sentemb.runs import execute
 from sentemb.spec import RunSpec
 from sentemb.train.loop import prepare_objective
 
-SENTENCES = ["the cat sat on the mat today", "a man is playing a large guitar", "two dogs run in the park",
-             "she reads an old book by the window"]
-BASE = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", train_data="wiki_sentences_combined",
-            steps=6, batch_size=4, eval_every=3, lr=1e-3, final_eval="stsb_dev", synthetic_data=True)
+SENTENCES = [
+    "the cat sat on the mat today",
+    "a man is playing a large guitar",
+    "two dogs run in the park",
+    "she reads an old book by the window",
+]
+BASE = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="cls_before_pooler",
+    train_data="wiki_sentences_combined",
+    steps=6,
+    batch_size=4,
+    eval_every=3,
+    lr=1e-3,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)
 
 
 def _objective(name: str, dropout: float | None = None, **params):
@@ -31,7 +45,7 @@ def _objective(name: str, dropout: float | None = None, **params):
 def _projected(objective, first, second):
     h = objective.encoder(**objective.encoder.tokenize(first + second, objective.max_len), training=True)
     z = objective.projector(h).float()
-    return z[: len(first)], z[len(first):]
+    return z[: len(first)], z[len(first) :]
 
 
 def test_barlow_twins_objective_is_eq2_on_the_projected_dropout_views():
@@ -82,7 +96,8 @@ def test_a_run_trains_the_projector_and_evaluates_without_it():
     spec = RunSpec(**BASE, objective="barlow_twins", objective_params={"projector_width": 24})
     record = execute.ensure(spec, progress=False)
     assert record["training"]["best_step"] > 0 and record["metrics"]["stsb_dev_spearman"] == pytest.approx(
-        record["training"]["best_stsb_dev"], abs=1e-6)  # the dev score of the saved model is the selected one
+        record["training"]["best_stsb_dev"], abs=1e-6
+    )  # the dev score of the saved model is the selected one
     assert record["spec"]["objective_params"]["projector_width"] == 24
 
 
@@ -96,5 +111,11 @@ def test_parameters_are_validated():
     with pytest.raises(ConfigError, match=r"unknown parameter\(s\) \['augmentation'\]"):
         RunSpec(**BASE, objective="barlow_twins_pairs", objective_params={"augmentation": "shuffle"})
     spec = RunSpec(**BASE, objective="vicreg")
-    assert spec.objective_params == {"augmentation": "dropout", "covariance_weight": 1.0, "invariance_weight": 25.0,
-                                     "projector_width": 8192, "strength": 0.0, "variance_weight": 25.0}
+    assert spec.objective_params == {
+        "augmentation": "dropout",
+        "covariance_weight": 1.0,
+        "invariance_weight": 25.0,
+        "projector_width": 8192,
+        "strength": 0.0,
+        "variance_weight": 25.0,
+    }

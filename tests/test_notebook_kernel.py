@@ -10,8 +10,9 @@ def _run(tmp_path, **kwargs):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
     notebook.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, tmp_path / "in.ipynb")
-    papermill.execute_notebook(str(tmp_path / "in.ipynb"), str(tmp_path / "out.ipynb"), kernel_name="python3",
-                               progress_bar=False, **kwargs)
+    papermill.execute_notebook(
+        str(tmp_path / "in.ipynb"), str(tmp_path / "out.ipynb"), kernel_name="python3", progress_bar=False, **kwargs
+    )
     return nbformat.read(tmp_path / "out.ipynb", as_version=4)
 
 

@@ -42,8 +42,10 @@ def test_supervised_infonce_matches_eq8_written_out(alpha):
     losses = []
     for i in range(3):
         num = math.exp(_cos(z1[i], z2[i]) / tau)
-        den = sum(math.exp(_cos(z1[i], z2[j]) / tau) + (alpha if i == j else 1.0) * math.exp(_cos(z1[i], z3[j]) / tau)
-                  for j in range(3))
+        den = sum(
+            math.exp(_cos(z1[i], z2[j]) / tau) + (alpha if i == j else 1.0) * math.exp(_cos(z1[i], z3[j]) / tau)
+            for j in range(3)
+        )
         losses.append(-math.log(num / den))
     got = SupervisedInfoNCE(tau, alpha)(z1, z2, z3).item()
     assert got == pytest.approx(sum(losses) / 3, rel=1e-5)
@@ -55,11 +57,17 @@ def test_dot_product_similarity_is_table_d1_written_out():
     z2 = torch.tensor([[1.0, 1.5], [0.0, -1.0]])
     z3 = torch.tensor([[-1.0, 0.3], [1.0, -0.2]])
     dot = lambda a, b: float(torch.dot(a, b))  # noqa: E731
-    unsup = [-math.log(math.exp(dot(z1[i], z2[i])) / sum(math.exp(dot(z1[i], z2[j])) for j in range(2)))
-             for i in range(2)]
+    unsup = [
+        -math.log(math.exp(dot(z1[i], z2[i])) / sum(math.exp(dot(z1[i], z2[j])) for j in range(2))) for i in range(2)
+    ]
     assert UnsupervisedInfoNCE(0.05, "dot")(z1, z2).item() == pytest.approx(sum(unsup) / 2, rel=1e-5)
-    sup = [-math.log(math.exp(dot(z1[i], z2[i])) / sum(math.exp(dot(z1[i], z2[j])) + math.exp(dot(z1[i], z3[j]))
-                                                      for j in range(2))) for i in range(2)]
+    sup = [
+        -math.log(
+            math.exp(dot(z1[i], z2[i]))
+            / sum(math.exp(dot(z1[i], z2[j])) + math.exp(dot(z1[i], z3[j])) for j in range(2))
+        )
+        for i in range(2)
+    ]
     assert SupervisedInfoNCE(0.05, 1.0, "dot")(z1, z2, z3).item() == pytest.approx(sum(sup) / 2, rel=1e-5)
     assert UnsupervisedInfoNCE(0.05, "dot")(z1, z2).item() != pytest.approx(UnsupervisedInfoNCE(0.05)(z1, z2).item())
     with pytest.raises(ValueError, match="similarity"):
@@ -71,36 +79,55 @@ def test_parameters_added_later_keep_old_run_ids_at_their_default():
     from sentemb.objectives.registry import build_objective
     from sentemb.spec import RunSpec
 
-    old = {"profile": "smoke", "backbone": "tiny-random-bert", "objective": "simcse_sup", "train_data": "x",
-           "steps": 2, "objective_params": {"temperature": 0.05, "hard_negative_alpha": 1.0}}
+    old = {
+        "profile": "smoke",
+        "backbone": "tiny-random-bert",
+        "objective": "simcse_sup",
+        "train_data": "x",
+        "steps": 2,
+        "objective_params": {"temperature": 0.05, "hard_negative_alpha": 1.0},
+    }
     spec = RunSpec.from_dict(old)
     assert "similarity" not in spec.objective_params  # left out at its default: the id of a record made before
-    assert spec.run_id == RunSpec.from_dict({**old, "objective_params": {**old["objective_params"],
-                                                                          "similarity": "cosine"}}).run_id
+    assert (
+        spec.run_id
+        == RunSpec.from_dict({**old, "objective_params": {**old["objective_params"], "similarity": "cosine"}}).run_id
+    )
     dot = RunSpec.from_dict({**old, "objective_params": {"similarity": "dot"}})
     assert dot.objective_params["similarity"] == "dot" and dot.run_id != spec.run_id
     from sentemb.models.encoder import SentenceEncoder
 
-    objective = build_objective("simcse_sup", spec.objective_params,
-                                SentenceEncoder.from_name("tiny-random-bert", "cls", seed=0), max_len=8)
+    objective = build_objective(
+        "simcse_sup", spec.objective_params, SentenceEncoder.from_name("tiny-random-bert", "cls", seed=0), max_len=8
+    )
     assert objective.loss.similarity == "cosine"  # built with the default it leaves out
     with pytest.raises(ConfigError, match="uses no temperature"):
         RunSpec.from_dict({**old, "objective_params": {"similarity": "dot", "temperature": 0.1}})
 
 
-@pytest.mark.parametrize("augmentation, check", [
-    ("none", lambda x, v: v == x),
-    ("delete_one_word", lambda x, v: len(v.split()) == len(x.split()) - 1),
-    ("crop_0.3", lambda x, v: len(v.split()) == 7 and v in x),  # a contiguous 70% of 10 words
-    ("word_deletion_0.2", lambda x, v: len(v.split()) == 8 and v != x),
-    ("synonym_replacement", lambda x, v: len(v.split()) == 10 and sum(a != b for a, b in zip(x.split(), v.split())) == 1),
-])
+@pytest.mark.parametrize(
+    "augmentation, check",
+    [
+        ("none", lambda x, v: v == x),
+        ("delete_one_word", lambda x, v: len(v.split()) == len(x.split()) - 1),
+        ("crop_0.3", lambda x, v: len(v.split()) == 7 and v in x),  # a contiguous 70% of 10 words
+        ("word_deletion_0.2", lambda x, v: len(v.split()) == 8 and v != x),
+        (
+            "synonym_replacement",
+            lambda x, v: len(v.split()) == 10 and sum(a != b for a, b in zip(x.split(), v.split())) == 1,
+        ),
+    ],
+)
 def test_table1_augmentation_is_the_second_view_only(augmentation, check):
     from sentemb.models.encoder import SentenceEncoder
     from sentemb.objectives.registry import build_objective
 
-    objective = build_objective("simcse_unsup", {"augmentation": augmentation},
-                                SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0), max_len=16)
+    objective = build_objective(
+        "simcse_unsup",
+        {"augmentation": augmentation},
+        SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0),
+        max_len=16,
+    )
     seen = []
     objective.embed = lambda sentences: (seen.append(list(sentences)), torch.randn(len(sentences), 8))[1]
     rows = ["the quick brown fox jumps over the lazy dog today", "a small house stands near the old river bank now"]
@@ -132,8 +159,12 @@ def test_losses_have_gradients_and_reject_bad_alpha():
 from sentemb.models.projector import ExpanderProjector  # noqa: E402
 from sentemb.objectives.barlow_twins import BarlowTwins, correlation_rank, cross_correlation  # noqa: E402
 from sentemb.objectives.dimension_contrastive import DimensionWiseContrastive  # noqa: E402
-from sentemb.objectives.off_dropout_infonce import (DecoupledInfoNCE, add_gaussian_noise,  # noqa: E402
-                                                    encode_without_dropout, mean_of_dropout_samples)
+from sentemb.objectives.off_dropout_infonce import (  # noqa: E402
+    DecoupledInfoNCE,
+    add_gaussian_noise,
+    encode_without_dropout,
+    mean_of_dropout_samples,
+)
 from sentemb.objectives.vicreg import VICReg, variance_hinge  # noqa: E402
 
 Z1 = torch.tensor([[1.0, 2.0, 0.0], [0.5, -1.0, 1.0], [0.0, 1.0, 1.0]])
@@ -233,12 +264,16 @@ def test_barlow_twins_is_zero_for_identity_correlation():
 
 def test_barlow_twins_matches_eq2_written_out():
     lam = 0.3
+
     def pearson(x, y):
         mx, my = sum(x) / len(x), sum(y) / len(y)
         num = sum((a - mx) * (b - my) for a, b in zip(x, y))
         return num / math.sqrt(sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
+
     c = [[pearson(Z1[:, i].tolist(), Z2[:, j].tolist()) for j in range(3)] for i in range(3)]
-    expected = sum((1 - c[i][i]) ** 2 for i in range(3)) + lam * sum(c[i][j] ** 2 for i in range(3) for j in range(3) if i != j)
+    expected = sum((1 - c[i][i]) ** 2 for i in range(3)) + lam * sum(
+        c[i][j] ** 2 for i in range(3) for j in range(3) if i != j
+    )
     assert BarlowTwins(lam)(Z1, Z2).item() == pytest.approx(expected, rel=1e-5)
 
 
@@ -263,6 +298,7 @@ def test_vicreg_variance_term_is_zero_when_every_std_is_at_least_one():
 def test_vicreg_matches_eq3_written_out():
     n, d = 3, 3
     inv = sum(sum((Z1[i, k] - Z2[i, k]).item() ** 2 for k in range(d)) for i in range(n)) / n
+
     def var_term(z):
         total = 0.0
         for k in range(d):
@@ -271,11 +307,16 @@ def test_vicreg_matches_eq3_written_out():
             std = math.sqrt(sum((v - mean) ** 2 for v in col) / (n - 1) + 1e-4)
             total += max(0.0, 1.0 - std)
         return total / d
+
     def cov_term(z):
         cols = [z[:, k].tolist() for k in range(d)]
         means = [sum(c) / n for c in cols]
-        cov = [[sum((cols[a][i] - means[a]) * (cols[b][i] - means[b]) for i in range(n)) / (n - 1) for b in range(d)] for a in range(d)]
+        cov = [
+            [sum((cols[a][i] - means[a]) * (cols[b][i] - means[b]) for i in range(n)) / (n - 1) for b in range(d)]
+            for a in range(d)
+        ]
         return sum(cov[a][b] ** 2 for a in range(d) for b in range(d) if a != b) / d
+
     expected = 2.0 * inv + 3.0 * (var_term(Z1) + var_term(Z2)) + 0.5 * (cov_term(Z1) + cov_term(Z2))
     assert VICReg(2.0, 3.0, 0.5)(Z1, Z2).item() == pytest.approx(expected, rel=1e-5)
 
@@ -283,14 +324,27 @@ def test_vicreg_matches_eq3_written_out():
 def test_projector_shape():
     projector = ExpanderProjector(16, width=32)
     assert projector(torch.randn(4, 16)).shape == (4, 32)
-    assert [type(m).__name__ for m in projector] == ["Linear", "BatchNorm1d", "ReLU", "Linear", "BatchNorm1d",
-                                                     "ReLU", "Linear"]
+    assert [type(m).__name__ for m in projector] == [
+        "Linear",
+        "BatchNorm1d",
+        "ReLU",
+        "Linear",
+        "BatchNorm1d",
+        "ReLU",
+        "Linear",
+    ]
 
 
-@pytest.mark.parametrize("name, rows", [
-    ("simcse_unsup", ["the quick brown fox jumps", "a small house near the river", "two dogs run on the beach"]),
-    ("simcse_sup", [("a man plays", "someone plays", "nobody plays"), ("a cat sleeps", "an animal rests", "a dog runs")]),
-])
+@pytest.mark.parametrize(
+    "name, rows",
+    [
+        ("simcse_unsup", ["the quick brown fox jumps", "a small house near the river", "two dogs run on the beach"]),
+        (
+            "simcse_sup",
+            [("a man plays", "someone plays", "nobody plays"), ("a cat sleeps", "an animal rests", "a dog runs")],
+        ),
+    ],
+)
 def test_auxiliary_mlm_adds_lambda_times_the_loss_of_a_head_tied_to_the_input_embeddings(name, rows):
     """SimCSE Table D.2: L = L_contrastive + lambda * L_MLM; the fresh head's decoder is the input embedding matrix."""
     from sentemb.models.encoder import SentenceEncoder
@@ -320,11 +374,20 @@ def test_table6_without_mlp_trains_no_mlp_and_needs_cls_before_pooler():
     from sentemb.objectives.registry import build_objective
 
     for name in ("simcse_unsup", "simcse_sup"):
-        bare = build_objective(name, {"train_mlp": False},
-                               SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0), max_len=8)
+        bare = build_objective(
+            name,
+            {"train_mlp": False},
+            SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0),
+            max_len=8,
+        )
         assert bare.mlp is None
-        assert build_objective(name, {}, SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0),
-                               max_len=8).mlp is not None  # "w/ MLP (train)", the unsupervised default
+        assert (
+            build_objective(
+                name, {}, SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=0), max_len=8
+            ).mlp
+            is not None
+        )  # "w/ MLP (train)", the unsupervised default
         with pytest.raises(ConfigError, match="use cls_before_pooler"):
-            build_objective(name, {"train_mlp": False}, SentenceEncoder.from_name("tiny-random-bert", "cls", seed=0),
-                            max_len=8)
+            build_objective(
+                name, {"train_mlp": False}, SentenceEncoder.from_name("tiny-random-bert", "cls", seed=0), max_len=8
+            )

@@ -1,11 +1,12 @@
-"""The overview (papers/overview): the comparison reuses the papers' runs, its statistics, and the archive's coverage."""
+"""The overview (papers/overview): the comparison reuses the papers' runs, its statistics, the archive's coverage."""
 
 import copy
 import json
 
 import pytest
 
-from papers.overview import experiments, report
+from papers.overview import experiments, report, summary
+from sentemb.paper import get_paper
 from sentemb.report import archive_coverage
 from sentemb.settings import REPO_ROOT
 
@@ -28,24 +29,26 @@ def _record(shift: float, seed: int) -> dict:
 
 
 def test_every_method_is_its_papers_run(monkeypatch):
-    import importlib
-
     monkeypatch.setenv("SENTEMB_RESULTS", str(REPO_ROOT / "results"))  # read only: the scan's best trials pick rows
 
     for method, specs in experiments.grid("small").items():
         paper, row = experiments.METHODS[method]
-        own = importlib.import_module(f"papers.{paper}.experiments").grid("small")[row]
+        own = get_paper(paper).grid("small", extended=True)[row]
         assert [s.run_id for s in specs] == [s.run_id for s in own]
-    assert experiments.grid("small")["SimCSE unsup."][0].run_id == \
-        importlib.import_module("papers.simcse_pp.experiments").grid("small")["simcse"][0].run_id  # one shared run
+    assert (
+        experiments.grid("small")["SimCSE unsup."][0].run_id
+        == get_paper("simcse_pp").grid("small", extended=True)["simcse"][0].run_id
+    )  # one shared run
 
 
 def test_pairwise_finds_a_real_gap_and_corrects_for_the_pairs():
     a, b, c = "SimCSE unsup.", "SimCSE++", "TNCSE"  # method names of the grid, the records are synthetic
-    sts = {a: [_record(0.000 + d, s) for s, d in zip((1, 2, 3), (0.001, -0.001, 0.0))],
-           b: [_record(0.020 + d, s) for s, d in zip((1, 2, 3), (0.001, -0.001, 0.0))],
-           c: [_record(0.0005 + d, s) for s, d in zip((1, 2, 3), (0.002, -0.001, 0.0))]}
-    pairs = report.pairwise(sts).set_index(["method_a", "method_b"])
+    sts = {
+        a: [_record(0.000 + d, s) for s, d in zip((1, 2, 3), (0.001, -0.001, 0.0))],
+        b: [_record(0.020 + d, s) for s, d in zip((1, 2, 3), (0.001, -0.001, 0.0))],
+        c: [_record(0.0005 + d, s) for s, d in zip((1, 2, 3), (0.002, -0.001, 0.0))],
+    }
+    pairs = report.pairwise(report.sts_seeds(sts, "all"), "sts", "all").set_index(["method_a", "method_b"])
     assert pairs.loc[(a, b), "difference"] == pytest.approx(-2.0, abs=1e-6)
     assert pairs.loc[(a, b), "significant"] and not pairs.loc[(a, c), "significant"]
     assert (pairs["p_corrected"] >= pairs["p_value"] - 1e-12).all()  # Benjamini-Hochberg never lowers a p-value
@@ -58,29 +61,48 @@ def test_pairwise_finds_a_real_gap_and_corrects_for_the_pairs():
 def test_transfer_and_mteb_averages_are_tested_pairwise_per_evaluation():
     """The per-seed transfer accuracy and MTEB averages of the derived records go through the same Welch tests, each
     evaluation corrected on its own; an MTEB record whose tasks all failed has no average."""
+
     def transfer(accs):
         return {"result": {"transfer": {"tasks": {f"t{i}": {"acc": a, "devacc": 0.0} for i, a in enumerate(accs)}}}}
 
     def mteb(scores):
-        return {"result": {"mteb": {"tasks": {f"m{i}": {"status": "ok" if v is not None else "failed",
-                                                        "main_score": v} for i, v in enumerate(scores)}}}}
+        return {
+            "result": {
+                "mteb": {
+                    "tasks": {
+                        f"m{i}": {"status": "ok" if v is not None else "failed", "main_score": v}
+                        for i, v in enumerate(scores)
+                    }
+                }
+            }
+        }
 
-    found = {"A": [transfer([80, 82]), transfer([80.2, 82]), transfer([79.8, 82])],
-             "B": [transfer([84, 86]), transfer([84.2, 86]), transfer([83.8, 86])], "C": [transfer([70, 70])]}
-    averages = report.derived_averages(found, report.transfer_average)
+    found = {
+        "A": [transfer([80, 82]), transfer([80.2, 82]), transfer([79.8, 82])],
+        "B": [transfer([84, 86]), transfer([84.2, 86]), transfer([83.8, 86])],
+        "C": [transfer([70, 70])],
+    }
+    averages = report.derived_seeds("transfer", found)
     assert averages["A"] == pytest.approx([81.0, 81.1, 80.9]) and averages["C"] == [70.0]
-    pairs = report.pairwise_of(averages, "transfer")
+    pairs = report.pairwise(averages, "transfer")
     assert len(pairs) == 1 and pairs.loc[0, "evaluation"] == "transfer" and pairs.loc[0, "significant"]
     assert pairs.loc[0, "difference"] == pytest.approx(-4.0) and pairs.loc[0, "n"] == "3 vs 3"  # C: one seed only
-    assert report.derived_averages({"A": [mteb([60, 70]), mteb([None, None])]}, report.mteb_average) == {"A": [65.0]}
+    assert report.derived_seeds("mteb", {"A": [mteb([60, 70]), mteb([None, None])]}) == {"A": [65.0]}
 
 
 def test_the_protocol_average_is_the_mean_of_the_seeds_averages():
     sts = {"SimCSE unsup.": [_record(0.0, 1), _record(0.01, 2)]}
     table = report.sts_comparison(sts)
-    means = report._protocol_average(table, "mean")["SimCSE unsup."]
-    alls = report._protocol_average(table, "all")["SimCSE unsup."]
+    means = summary.average_cells(table, "mean")["SimCSE unsup."]
+    alls = summary.average_cells(table, "all")["SimCSE unsup."]
     assert means.endswith("(2)") and alls.endswith("± 0.71 (2)")  # 0 and +1 point: std 0.71
+
+
+def test_the_wide_view_of_a_comparison_is_mean_std_n_without_a_reported_number():
+    sts = {"SimCSE unsup.": [_record(0.0, 1), _record(0.01, 2)]}
+    wide = get_paper("overview").wide(report.sts_comparison(sts), ("mean", ""))
+    assert list(wide.columns) == ["STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R", "Avg."]
+    assert wide.loc["SimCSE unsup.", "Avg."].endswith("± 0.71 (2)")  # no " [reported]" suffix
 
 
 def test_a_coverage_status_outside_the_classes_is_an_error():
@@ -91,24 +113,21 @@ def test_a_coverage_status_outside_the_classes_is_an_error():
 
 def test_every_papers_coverage_is_classified():
     counts = archive_coverage.coverage_counts()
-    assert len(counts) == len(archive_coverage.PAPERS)
+    assert len(counts) == len(archive_coverage.titles())
     assert (counts[list(archive_coverage.STATUS_CLASSES)].sum(axis=1) == counts["items"]).all()
 
 
 def test_the_committed_comparison_has_every_method_on_the_same_evaluator(monkeypatch):
-    """Every method's runs are committed, and each seed has the 7 STS tasks (its own final evaluation or the
-    overview's derived record): the comparison's STS table is never missing a seed."""
+    """Each committed seed of every method has the 7 STS tasks (its own final evaluation or the overview's derived
+    record): the comparison's STS table is never missing a seed."""
     monkeypatch.setenv("SENTEMB_RESULTS", str(REPO_ROOT / "results"))  # read only: the scan's best trials pick rows
-    from conftest import require_committed_small_records
     from papers.overview.analyses import ANALYSIS, PARAMS, has_sts7
     from sentemb.runs.derived import derived_id
 
-    specs = experiments.grid("small")
-    require_committed_small_records("overview", [s.run_id for group in specs.values() for s in group])
-    for method, group in specs.items():
+    for method, group in experiments.grid("small").items():
         for spec in group:
-            record = json.loads((TEMPLATE / f"{spec.run_id}.json").read_text())
-            if not has_sts7(record):
+            path = TEMPLATE / f"{spec.run_id}.json"
+            if path.is_file() and not has_sts7(json.loads(path.read_text())):
                 path = TEMPLATE / "derived" / f"{derived_id(spec.run_id, ANALYSIS, PARAMS)}.json"
                 assert path.is_file(), f"{method} seed {spec.seed}: no committed 7-task STS record ({path.name})"
 
@@ -127,14 +146,22 @@ def test_methods_sharing_seeds_and_data_order_are_compared_paired(tmp_path, monk
     folder.mkdir(parents=True)
     for method, data in (("a", "wiki"), ("b", "wiki"), ("c", "nli")):
         for seed in (42, 43, 44):
-            record = {"run_id": f"{method}{seed}", "profile": "small",
-                      "spec": {"seed": seed, "train_data": data, "batch_size": 64, "objective": f"objective_{method}",
-                               "objective_params": {}},
-                      "training": {"n_training_rows_available": 100}}
+            record = {
+                "run_id": f"{method}{seed}",
+                "profile": "small",
+                "spec": {
+                    "seed": seed,
+                    "train_data": data,
+                    "batch_size": 64,
+                    "objective": f"objective_{method}",
+                    "objective_params": {},
+                },
+                "training": {"n_training_rows_available": 100},
+            }
             (folder / f"{method}{seed}.json").write_text(json.dumps(record))
     a, b = [80.3, 81.35, 79.28], [80.0, 81.0, 79.0]
     values = {m: Seeds(v, [f"{m}{s}" for s in (42, 43, 44)], "small") for m, v in (("a", a), ("b", b), ("c", b))}
-    pairs = report.pairwise_of(values, "sts").set_index(["method_a", "method_b"])
+    pairs = report.pairwise(values, "sts").set_index(["method_a", "method_b"])
     assert pairs.loc[("a", "b"), "test"] == "paired t two-sided (paired: the same seed and data order)"
     assert pairs.loc[("a", "b"), "p_value"] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-12)
     assert pairs.loc[("a", "b"), "n"] == "3 pairs"

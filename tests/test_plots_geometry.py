@@ -1,5 +1,6 @@
 """Figure 3-style scatter plots (SimCSE Figure 3, SimCSE++ Figure 1, TNCSE Figure 6): every point's label is readable,
-i.e. no two labels overlap, also when two models lie close together (unsup. and sup. SimCSE did in SimCSE's Figure 3)."""
+i.e. no two labels overlap, also when two models lie close together (unsup. and sup. SimCSE did in SimCSE's Figure
+3)."""
 
 import itertools
 
@@ -9,10 +10,14 @@ matplotlib.use("Agg")
 
 from sentemb.plots.geometry import align_uniform_points  # noqa: E402
 
-# the small profile's Figure 3 (issue 18): sup. and unsup. SimCSE 0.13 apart in uniformity, 0.005 in alignment
-POINTS = {"backbone (avg.) + whitening (NLI)": (-3.86, 0.360, 74.21), "backbone (avg.)": (-3.84, 0.245, 78.87),
-          "sup. SimCSE": (-2.73, 0.146, 77.35), "unsup. SimCSE": (-2.60, 0.151, 75.69),
-          "backbone ([CLS])": (-1.78, 0.101, 73.33)}
+# the small profile's Figure 3: sup. and unsup. SimCSE 0.13 apart in uniformity, 0.005 in alignment
+POINTS = {
+    "backbone (avg.) + whitening (NLI)": (-3.86, 0.360, 74.21),
+    "backbone (avg.)": (-3.84, 0.245, 78.87),
+    "sup. SimCSE": (-2.73, 0.146, 77.35),
+    "unsup. SimCSE": (-2.60, 0.151, 75.69),
+    "backbone ([CLS])": (-1.78, 0.101, 73.33),
+}
 
 
 def test_labels_of_close_points_do_not_overlap():

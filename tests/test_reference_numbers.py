@@ -7,8 +7,8 @@ uncased model; both are checked to +-0.01.
 
 import numpy as np
 import pytest
-
 from conftest import mirror, needs_mirror
+
 from sentemb.data.sts import load_task
 from sentemb.evaluate.sts import correlations, cosine_scores, run_sts
 from sentemb.models.encoder import SentenceEncoder
@@ -29,8 +29,10 @@ def test_minilm_stsb_test_senteval_files(minilm):
 @pytest.mark.slow
 @needs_mirror
 def test_minilm_stsb_test_mteb_raw_file(minilm):
-    rows = [line.rstrip("\n").split("\t")
-            for line in (mirror() / "mteb/STSBenchmark/sts-test.csv").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        line.rstrip("\n").split("\t")
+        for line in (mirror() / "mteb/STSBenchmark/sts-test.csv").read_text(encoding="utf-8").splitlines()
+    ]
     a = minilm.encode([r[5] for r in rows])
     b = minilm.encode([r[6] for r in rows])
     gold = np.array([float(r[4]) for r in rows])
@@ -42,7 +44,7 @@ def _bag_of_words(sentences):
     which do not depend on the encoder; MiniLM's numbers are checked above."""
     from sklearn.feature_extraction.text import HashingVectorizer
 
-    return HashingVectorizer(n_features=2 ** 12, alternate_sign=False).transform(sentences).toarray()
+    return HashingVectorizer(n_features=2**12, alternate_sign=False).transform(sentences).toarray()
 
 
 @needs_mirror

@@ -11,16 +11,41 @@ import math
 import pandas as pd
 import pytest
 
+from sentemb.paper import reproduced_papers
 from sentemb.report.claims import evaluate_all, load_claims, lookup
-from sentemb.report.reported import (COLUMNS, INDEX_COLUMNS, KEY, PAPERS, TEXT_COLUMNS, load_all_reported, load_index,
-                                     load_reported, reported_dir)
+from sentemb.report.reported import (
+    COLUMNS,
+    INDEX_COLUMNS,
+    KEY,
+    TEXT_COLUMNS,
+    load_all_reported,
+    load_index,
+    load_reported,
+    reported_dir,
+)
 
+PAPERS = tuple(reproduced_papers())
 RANGES = {
-    "spearman": (-100, 100), "pearson": (-100, 100), "accuracy": (0, 100), "f1": (0, 100), "main_score": (0, 100),
-    "map": (0, 100), "ndcg": (0, 100), "mrr": (0, 100), "v_measure": (0, 100), "learning_rate": (0, 1),
-    "batch_size": (1, math.inf), "count": (0, math.inf), "seconds": (0, math.inf), "hours": (0, math.inf),
-    "minutes": (0, math.inf), "dropout": (0, 1), "ratio": (-math.inf, math.inf),
-    "coefficient": (-math.inf, math.inf), "temperature": (0, math.inf), "other": (-math.inf, math.inf),
+    "spearman": (-100, 100),
+    "pearson": (-100, 100),
+    "accuracy": (0, 100),
+    "f1": (0, 100),
+    "main_score": (0, 100),
+    "map": (0, 100),
+    "ndcg": (0, 100),
+    "mrr": (0, 100),
+    "v_measure": (0, 100),
+    "learning_rate": (0, 1),
+    "batch_size": (1, math.inf),
+    "count": (0, math.inf),
+    "seconds": (0, math.inf),
+    "hours": (0, math.inf),
+    "minutes": (0, math.inf),
+    "dropout": (0, 1),
+    "ratio": (-math.inf, math.inf),
+    "coefficient": (-math.inf, math.inf),
+    "temperature": (0, math.inf),
+    "other": (-math.inf, math.inf),
 }
 INTEGER_METRICS = {"batch_size", "count"}
 
@@ -148,8 +173,11 @@ def _average_mismatches(paper: str) -> set[tuple]:
                     continue
                 values = parts["value"].astype(float)
                 printed = float(avg["value"].iloc[0])
-                tolerance = 0.5 * 10 ** -_decimals(avg["value"].iloc[0]) + \
-                    0.5 * 10 ** -min(_decimals(v) for v in parts["value"]) + 1e-9
+                tolerance = (
+                    0.5 * 10 ** -_decimals(avg["value"].iloc[0])
+                    + 0.5 * 10 ** -min(_decimals(v) for v in parts["value"])
+                    + 1e-9
+                )
                 if abs(values.mean() - printed) > tolerance:
                     found.add((paper, item["item"], group, row, avg_label))
     return found
@@ -165,7 +193,9 @@ def _flagged(paper: str) -> set[tuple]:
 def test_averages_match_their_rows_or_are_flagged(paper):
     mismatches = _average_mismatches(paper)
     flagged = _flagged(paper)
-    assert mismatches <= flagged, f"averages that do not match and carry no 'inconsistent:' note: {mismatches - flagged}"
+    assert mismatches <= flagged, (
+        f"averages that do not match and carry no 'inconsistent:' note: {mismatches - flagged}"
+    )
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -182,24 +212,49 @@ def test_every_claim_holds_on_the_reported_numbers(paper):
     assert len({c["id"] for c in claims}) == len(claims)
     verdicts = evaluate_all(paper, load_all_reported(paper))
     figure_only = verdicts["claim"].isin([c["id"] for c in claims if c.get("figure_only")])
-    failing = verdicts[~figure_only & ((verdicts["status"] != "holds") | ~verdicts["size_status"].isin(["holds", "no size"]))]
+    failing = verdicts[
+        ~figure_only & ((verdicts["status"] != "holds") | ~verdicts["size_status"].isin(["holds", "no size"]))
+    ]
     assert failing.empty, failing.to_string()
     # a figure's values are not printed: its claims have no reported cells (a reported value would be a typo'd table)
     assert (verdicts.loc[figure_only, "status"] == "not run").all(), verdicts[figure_only].to_string()
 
 
 def test_claim_verdicts_on_a_reproduced_style_table():
-    table = pd.DataFrame([
-        {"table": "Table 3", "group": "", "row": "p=0.1", "column": "STS-B", "split": "dev", "aggregation": "",
-         "metric": "spearman", "value": 80.0},
-        {"table": "Table 3", "group": "", "row": "fixed 0.1", "column": "STS-B", "split": "dev", "aggregation": "",
-         "metric": "spearman", "value": 79.0},
-    ])
+    table = pd.DataFrame(
+        [
+            {
+                "table": "Table 3",
+                "group": "",
+                "row": "p=0.1",
+                "column": "STS-B",
+                "split": "dev",
+                "aggregation": "",
+                "metric": "spearman",
+                "value": 80.0,
+            },
+            {
+                "table": "Table 3",
+                "group": "",
+                "row": "fixed 0.1",
+                "column": "STS-B",
+                "split": "dev",
+                "aggregation": "",
+                "metric": "spearman",
+                "value": 79.0,
+            },
+        ]
+    )
     from sentemb.report.claims import evaluate
 
-    claim = {"id": "x", "text": "t", "kind": "greater", "margin": 10,
-             "left": {"table": "Table 3", "row": "p=0.1", "column": "STS-B"},
-             "right": {"table": "Table 3", "row": "fixed 0.1", "column": "STS-B"}}
+    claim = {
+        "id": "x",
+        "text": "t",
+        "kind": "greater",
+        "margin": 10,
+        "left": {"table": "Table 3", "row": "p=0.1", "column": "STS-B"},
+        "right": {"table": "Table 3", "row": "fixed 0.1", "column": "STS-B"},
+    }
     verdict = evaluate(claim, table)
     assert (verdict.status, verdict.size_status) == ("holds", "fails")  # the direction holds; not by 10 points
     assert evaluate({**claim, "margin": 0}, table).size_status == "holds"  # no stated size: the table's own effect
@@ -221,8 +276,10 @@ def test_numbers_printed_in_several_tables_agree_or_are_flagged(paper):
 
     copies = disagreements(paper)  # also fails on a same_cells.csv line that names no printed cell
     unflagged = copies[~copies["note"].str.startswith("inconsistent:")]
-    assert unflagged.empty, ("copies of one number that disagree and carry no 'inconsistent:' note "
-                             f"(or name them as different models in same_cells.csv):\n{unflagged.to_string()}")
+    assert unflagged.empty, (
+        "copies of one number that disagree and carry no 'inconsistent:' note "
+        f"(or name them as different models in same_cells.csv):\n{unflagged.to_string()}"
+    )
 
 
 def test_printed_copies_agree_at_the_coarser_precision():
@@ -234,30 +291,54 @@ def test_printed_copies_agree_at_the_coarser_precision():
 
 
 def test_same_cells_joins_differently_named_copies_and_separates_different_runs(tmp_path, monkeypatch):
-    from sentemb.report import reported, reported_consistency
     from sentemb.errors import DataError
+    from sentemb.report import reported, reported_consistency
 
     def write(name, lines, columns=COLUMNS):
         pd.DataFrame(lines, columns=columns).to_csv(tmp_path / name, index=False)
 
     cell = dict(paper="p", group="", split="dev", aggregation="", metric="spearman", backbone="bert", note="")
-    write("index.csv", [["p", "Table 1", "table", "c", "numbers", "t1.csv", "", ""],
-                        ["p", "Table 2", "table", "c", "numbers", "t2.csv", "", ""]], INDEX_COLUMNS)
-    write("t1.csv", [{**cell, "table": "Table 1", "row": "None (SimCSE)", "column": "STS-B", "value": "82.5"},
-                     {**cell, "table": "Table 1", "row": "avg.", "column": "STS-B", "value": "70.0"}])
-    write("t2.csv", [{**cell, "table": "Table 2", "row": "SimCSE", "column": "one encoder", "value": "82.6"},
-                     {**cell, "table": "Table 2", "row": "avg.", "column": "STS-B", "value": "71.0"}])
+    write(
+        "index.csv",
+        [
+            ["p", "Table 1", "table", "c", "numbers", "t1.csv", "", ""],
+            ["p", "Table 2", "table", "c", "numbers", "t2.csv", "", ""],
+        ],
+        INDEX_COLUMNS,
+    )
+    write(
+        "t1.csv",
+        [
+            {**cell, "table": "Table 1", "row": "None (SimCSE)", "column": "STS-B", "value": "82.5"},
+            {**cell, "table": "Table 1", "row": "avg.", "column": "STS-B", "value": "70.0"},
+        ],
+    )
+    write(
+        "t2.csv",
+        [
+            {**cell, "table": "Table 2", "row": "SimCSE", "column": "one encoder", "value": "82.6"},
+            {**cell, "table": "Table 2", "row": "avg.", "column": "STS-B", "value": "71.0"},
+        ],
+    )
     monkeypatch.setattr(reported, "reported_dir", lambda paper: tmp_path)
     monkeypatch.setattr(reported_consistency, "reported_dir", lambda paper: tmp_path)
     found = reported_consistency.disagreements("p")  # without same_cells.csv: only the same-named rows meet
     assert set(found["row"]) == {"avg."} and len(found) == 2
-    write("same_cells.csv", [["Table 1", "", "None (SimCSE)", "STS-B", "unsup. SimCSE", "", "the same run"],
-                             ["Table 2", "", "SimCSE", "one encoder", "unsup. SimCSE", "STS-B", "the same run"],
-                             ["Table 2", "", "avg.", "*", "avg. (other layers)", "", "a different run"]],
-          reported_consistency.ALIAS_COLUMNS)
+    write(
+        "same_cells.csv",
+        [
+            ["Table 1", "", "None (SimCSE)", "STS-B", "unsup. SimCSE", "", "the same run"],
+            ["Table 2", "", "SimCSE", "one encoder", "unsup. SimCSE", "STS-B", "the same run"],
+            ["Table 2", "", "avg.", "*", "avg. (other layers)", "", "a different run"],
+        ],
+        reported_consistency.ALIAS_COLUMNS,
+    )
     found = reported_consistency.disagreements("p")
     assert list(found["printed"]) == ["82.5", "82.6"] and set(found["model"]) == {"unsup. SimCSE"}
-    write("same_cells.csv", [["Table 2", "", "SimCSE", "two encoders", "unsup. SimCSE", "", "stale"]],
-          reported_consistency.ALIAS_COLUMNS)
+    write(
+        "same_cells.csv",
+        [["Table 2", "", "SimCSE", "two encoders", "unsup. SimCSE", "", "stale"]],
+        reported_consistency.ALIAS_COLUMNS,
+    )
     with pytest.raises(DataError, match="line 2 names no printed cell"):
         reported_consistency.disagreements("p")

@@ -28,8 +28,15 @@ def test_only_the_named_rows_are_run():
 def test_events_are_written_only_when_asked_and_counted_once_per_run(tmp_path, monkeypatch, capsys):
     events.note("trained", "r0")  # SENTEMB_RUN_EVENTS unset: nothing, nowhere
     monkeypatch.setenv(events.ENV, str(tmp_path / "simcse.jsonl"))
-    for state, run_id in [("trained", "r1"), ("loaded", "r1"), ("loaded", "r2"), ("retrained", "r2"),
-                          ("loaded", "r3"), ("not_run", "r4"), ("loaded", "r3")]:
+    for state, run_id in [
+        ("trained", "r1"),
+        ("loaded", "r1"),
+        ("loaded", "r2"),
+        ("retrained", "r2"),
+        ("loaded", "r3"),
+        ("not_run", "r4"),
+        ("loaded", "r3"),
+    ]:
         events.note(state, run_id, reason="behind --extended" if state == "not_run" else "")
     events.note("trained", "d1", kind="derived")
     (tmp_path / "walls.tsv").write_text("simcse\t61\n")

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+from conftest import require_committed_small_records
 from torch import nn
 
 from sentemb import settings
@@ -17,12 +18,21 @@ from sentemb.objectives.base import Param, TrainingObjective
 from sentemb.runs import events, execute, store
 from sentemb.spec import RunSpec
 from sentemb.train import loop
-from sentemb.train.loop import EpochOrder, prepare_objective, train, TrainingDiverged
-from conftest import require_committed_small_records
+from sentemb.train.loop import EpochOrder, TrainingDiverged, prepare_objective, train
 
-TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="simcse_unsup",
-            train_data="wiki_sentences_combined", steps=6, batch_size=8, eval_every=3, lr=1e-3,
-            final_eval="stsb_dev", synthetic_data=True)
+TINY = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="cls_before_pooler",
+    objective="simcse_unsup",
+    train_data="wiki_sentences_combined",
+    steps=6,
+    batch_size=8,
+    eval_every=3,
+    lr=1e-3,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)
 
 
 def test_run_id_is_a_content_hash_over_resolved_parameters():
@@ -39,23 +49,34 @@ def test_run_id_is_a_content_hash_over_resolved_parameters():
     assert hash(a) == hash(b)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"pooler": "max"}, "pooler"), ({"objective": "simclr"}, "unknown objective 'simclr'"), ({"steps": 0}, "steps"),
-    ({"dropout": 1.5}, "dropout"), ({"profile": "huge"}, "profile"), ({"train_data": None}, "train_data"),
-    ({"precision": "fp8"}, "precision"), ({"eval_precision": "int8"}, "eval_precision"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"pooler": "max"}, "pooler"),
+        ({"objective": "simclr"}, "unknown objective 'simclr'"),
+        ({"steps": 0}, "steps"),
+        ({"dropout": 1.5}, "dropout"),
+        ({"profile": "huge"}, "profile"),
+        ({"train_data": None}, "train_data"),
+        ({"precision": "fp8"}, "precision"),
+        ({"eval_precision": "int8"}, "eval_precision"),
+    ],
+)
 def test_malformed_specs_are_rejected(change, message):
     with pytest.raises(ConfigError, match=message):
         RunSpec(**{**TINY, **change})
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"temperature": 0.0}, r"temperature: 0.0 is not float in \(0, inf\]"),
-    ({"temperature": "hot"}, "temperature: expected a number"),
-    ({"augmentation": "crop"}, "augmentation: 'crop' is not one of 'none', 'delete_one_word'"),
-    ({"fixed_dropout_mask": 1}, "fixed_dropout_mask: expected true or false"),
-    ({"hard_negative_alpha": 1.0}, r"unknown parameter\(s\) \['hard_negative_alpha'\]"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"temperature": 0.0}, r"temperature: 0.0 is not float in \(0, inf\]"),
+        ({"temperature": "hot"}, "temperature: expected a number"),
+        ({"augmentation": "crop"}, "augmentation: 'crop' is not one of 'none', 'delete_one_word'"),
+        ({"fixed_dropout_mask": 1}, "fixed_dropout_mask: expected true or false"),
+        ({"hard_negative_alpha": 1.0}, r"unknown parameter\(s\) \['hard_negative_alpha'\]"),
+    ],
+)
 def test_a_bad_objective_parameter_names_the_objective_and_lists_its_parameters(params, message):
     with pytest.raises(ConfigError, match=message) as info:
         RunSpec(**TINY, objective_params=params)
@@ -68,6 +89,7 @@ def test_a_bad_objective_parameter_names_the_objective_and_lists_its_parameters(
 def test_no_training_takes_no_parameters():
     with pytest.raises(ConfigError, match="takes no parameters"):
         RunSpec(profile="smoke", backbone="tiny-random-bert", objective_params={"temperature": 0.05})
+    assert RunSpec(profile="smoke", backbone="tiny-random-bert").objective == registry.NO_TRAINING  # the same name
 
 
 def test_unknown_spec_field_is_rejected():
@@ -94,7 +116,7 @@ class ToyObjective(TrainingObjective):
     def forward(self, rows, rng):
         words = [" ".join(rng.sample(s.split(), len(s.split()))) for s in rows]  # randomness drawn per step
         z = self.head(self.embed(list(rows) + words))
-        a, b = nn.functional.normalize(z[: len(rows)], dim=-1), nn.functional.normalize(z[len(rows):], dim=-1)
+        a, b = nn.functional.normalize(z[: len(rows)], dim=-1), nn.functional.normalize(z[len(rows) :], dim=-1)
         return self.scale * nn.functional.cross_entropy(a @ b.T / 0.1, torch.arange(len(rows)))
 
 
@@ -111,8 +133,16 @@ def _dev_eval(spec):
 def _train(spec, folder, evaluate=None, **kwargs):
     encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
     objective = prepare_objective(spec, encoder)
-    outcome = train(objective, spec, execute._training_rows(spec), evaluate or _dev_eval(spec), folder,
-                    progress=False, save_state_every_s=kwargs.pop("save_state_every_s", 0.0), **kwargs)
+    outcome = train(
+        objective,
+        spec,
+        execute._training_rows(spec),
+        evaluate or _dev_eval(spec),
+        folder,
+        progress=False,
+        save_state_every_s=kwargs.pop("save_state_every_s", 0.0),
+        **kwargs,
+    )
     return objective, outcome
 
 
@@ -152,25 +182,42 @@ def test_a_toy_objective_trains_its_own_module_and_resumes_exactly(toy, tmp_path
     assert record["spec"]["objective"] == "toy" and record["spec"]["objective_params"] == {"scale": 2.0}
 
 
-@pytest.mark.parametrize("objective, params, train_data", [
-    ("simcse_unsup", {}, "wiki_sentences_combined"),
-    ("simcse_unsup", {"augmentation": "delete_one_word"}, "wiki_sentences_combined"),
-    ("simcse_unsup", {"fixed_dropout_mask": True}, "wiki_sentences_combined"),
-    ("simcse_sup", {}, "snli_devtest_for_simcse"),
-    ("simcse_unsup", {"augmentation": "synonym_replacement", "mlm_weight": 0.1}, "wiki_sentences_combined"),
-    ("simcse_sup", {"negatives": "contradiction+neutral", "mlm_weight": 0.1}, "snli_devtest_with_neutral"),
-    ("simcse_sup", {"negatives": "none"}, "snli_devtest_pairs_neutral"),
-    ("simcse_next_sentence", {"context": "next_3_sentences", "two_encoders": True}, "wikitext2_windows"),
-    ("simcse_pp", {"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1, "positive_noise": "plus"},
-     "wiki_sentences_combined"),
-    ("barlow_twins", {"projector_width": 32}, "wiki_sentences_combined"),
-    ("barlow_twins", {"projector_width": 32, "augmentation": "shuffle", "strength": 0.3}, "wiki_sentences_combined"),
-    ("vicreg", {"projector_width": 32, "augmentation": "eda", "strength": 0.2}, "wiki_sentences_combined"),
-    ("barlow_twins_pairs", {"projector_width": 32}, "snli_devtest_for_simcse"),
-])
+@pytest.mark.parametrize(
+    "objective, params, train_data",
+    [
+        ("simcse_unsup", {}, "wiki_sentences_combined"),
+        ("simcse_unsup", {"augmentation": "delete_one_word"}, "wiki_sentences_combined"),
+        ("simcse_unsup", {"fixed_dropout_mask": True}, "wiki_sentences_combined"),
+        ("simcse_sup", {}, "snli_devtest_for_simcse"),
+        ("simcse_unsup", {"augmentation": "synonym_replacement", "mlm_weight": 0.1}, "wiki_sentences_combined"),
+        ("simcse_sup", {"negatives": "contradiction+neutral", "mlm_weight": 0.1}, "snli_devtest_with_neutral"),
+        ("simcse_sup", {"negatives": "none"}, "snli_devtest_pairs_neutral"),
+        ("simcse_next_sentence", {"context": "next_3_sentences", "two_encoders": True}, "wikitext2_windows"),
+        (
+            "simcse_pp",
+            {"negatives": "off_dropout", "m": 0.9, "dcl_weight": 0.1, "positive_noise": "plus"},
+            "wiki_sentences_combined",
+        ),
+        ("barlow_twins", {"projector_width": 32}, "wiki_sentences_combined"),
+        (
+            "barlow_twins",
+            {"projector_width": 32, "augmentation": "shuffle", "strength": 0.3},
+            "wiki_sentences_combined",
+        ),
+        ("vicreg", {"projector_width": 32, "augmentation": "eda", "strength": 0.2}, "wiki_sentences_combined"),
+        ("barlow_twins_pairs", {"projector_width": 32}, "snli_devtest_for_simcse"),
+    ],
+)
 def test_every_objective_resumes_to_the_same_result(objective, params, train_data, tmp_path):
-    spec = RunSpec(**{**TINY, "objective": objective, "objective_params": params, "train_data": train_data,
-                      "pooler": "cls" if objective == "simcse_sup" else "cls_before_pooler"})
+    spec = RunSpec(
+        **{
+            **TINY,
+            "objective": objective,
+            "objective_params": params,
+            "train_data": train_data,
+            "pooler": "cls" if objective == "simcse_sup" else "cls_before_pooler",
+        }
+    )
     _, reference = _train(spec, tmp_path / "reference")
     _, resumed = _interrupted_then_resumed(spec, tmp_path / "resumed", at_step=6)
     assert resumed.resumed_from_step == 3
@@ -204,8 +251,16 @@ def test_cls_before_pooler_trains_on_a_backbone_without_a_pooler():
     from transformers import BertConfig, BertModel
 
     tiny = SentenceEncoder.from_name("tiny-random-bert", "avg")
-    backbone = BertModel(BertConfig(vocab_size=tiny.tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1,
-                                    num_attention_heads=2, intermediate_size=32), add_pooling_layer=False)
+    backbone = BertModel(
+        BertConfig(
+            vocab_size=tiny.tokenizer.vocab_size,
+            hidden_size=16,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=32,
+        ),
+        add_pooling_layer=False,
+    )
     encoder = SentenceEncoder(backbone, tiny.tokenizer, "cls_before_pooler")
     objective = prepare_objective(RunSpec(**TINY), encoder)
     assert objective.mlp is not None
@@ -270,8 +325,15 @@ def test_resume_on_cuda(tmp_path):
     def on_cuda(folder, evaluate=None):
         encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, seed=spec.seed).to("cuda")
         objective = prepare_objective(spec, encoder)
-        return train(objective, spec, execute._training_rows(spec), evaluate or _dev_eval(spec), folder,
-                     progress=False, save_state_every_s=0.0)
+        return train(
+            objective,
+            spec,
+            execute._training_rows(spec),
+            evaluate or _dev_eval(spec),
+            folder,
+            progress=False,
+            save_state_every_s=0.0,
+        )
 
     reference = on_cuda(tmp_path / "reference")
     evaluate = _dev_eval(spec)
@@ -405,8 +467,11 @@ def test_a_crash_in_the_final_evaluation_keeps_the_training(monkeypatch):
 
     steps = []
     original_forward = registry.TRAINING_OBJECTIVES["simcse_unsup"].forward
-    monkeypatch.setattr(registry.TRAINING_OBJECTIVES["simcse_unsup"], "forward",
-                        lambda self, rows, rng: steps.append(1) or original_forward(self, rows, rng))
+    monkeypatch.setattr(
+        registry.TRAINING_OBJECTIVES["simcse_unsup"],
+        "forward",
+        lambda self, rows, rng: steps.append(1) or original_forward(self, rows, rng),
+    )
     monkeypatch.setattr(execute, "_final_evaluation", real)
     record = execute.ensure(spec, progress=False)
     assert steps == []  # not one training step again
@@ -418,8 +483,9 @@ def test_a_record_holds_every_group_it_asked_for(monkeypatch):
     from sentemb.evaluate.embedding_cache import load_run_embeddings
 
     monkeypatch.delenv("SENTEMB_DATA", raising=False)
-    spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg", final_eval="sts,probing",
-                   synthetic_data=True)
+    spec = RunSpec(
+        profile="smoke", backbone="tiny-random-bert", pooler="avg", final_eval="sts,probing", synthetic_data=True
+    )
     record = execute.ensure(spec, progress=False)
     assert len(record["metrics"]["tasks"]) == 7 and "Avg." in record["metrics"]["summary"]
     probing = record["metrics"]["transfer"]["tasks"]
@@ -441,14 +507,15 @@ def test_the_grid_run_ids_are_the_committed_records():
     require_committed_small_records("simcse", [spec.run_id for specs in runs.values() for spec in specs])
 
 
-
 def test_the_full_profile_grid_is_scaled_too():
     """Regression: the full profile skipped Profile.scale, so its analysis splits stayed dev+test."""
     from papers.simcse.experiments import grid
 
     full = grid("full")
     unsup = full["unsup"]
-    assert [s.seed for s in unsup] == [42, 43, 44, 45, 46] and len(full["dropout_0.5"]) == 5 and len(full["crop_0.2"]) == 1
+    assert (
+        [s.seed for s in unsup] == [42, 43, 44, 45, 46] and len(full["dropout_0.5"]) == 5 and len(full["crop_0.2"]) == 1
+    )
     assert unsup[0].analysis_splits == ("train", "dev", "test")  # "all STS-B sentences" (Figures 3, F.1, G.1)
     assert unsup[0].trajectory_every == 10 and unsup[0].precision == "fp16"  # Figure 2: every 10 steps; --fp16
     assert unsup[0].steps == 15_625 and unsup[0].backbone == "bert-base-uncased"

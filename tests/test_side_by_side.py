@@ -12,8 +12,9 @@ from sentemb.spec import RunSpec
 
 
 def _spec(seed: int, init_runs: tuple[str, ...] = ()) -> RunSpec:
-    return RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg", objective="none", seed=seed,
-                   init_runs=init_runs)
+    return RunSpec(
+        profile="smoke", backbone="tiny-random-bert", pooler="avg", objective="none", seed=seed, init_runs=init_runs
+    )
 
 
 def _timed_work(log: str, spec: dict, run_missing: bool):
@@ -23,8 +24,17 @@ def _timed_work(log: str, spec: dict, run_missing: bool):
     started = time.time()
     time.sleep(0.6)
     with open(log, "a") as out:
-        out.write(json.dumps({"run_id": RunSpec.from_dict(spec).run_id, "start": started, "end": time.time(),
-                              "threads": torch.get_num_threads()}) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "run_id": RunSpec.from_dict(spec).run_id,
+                    "start": started,
+                    "end": time.time(),
+                    "threads": torch.get_num_threads(),
+                }
+            )
+            + "\n"
+        )
     if spec["seed"] == 99:
         return None, "out of memory"
     return {"run_id": RunSpec.from_dict(spec).run_id}, None
@@ -38,14 +48,19 @@ def test_a_pass_runs_side_by_side_and_a_dependent_run_waits_for_its_init_runs(tm
     reports = []
     monkeypatch.setattr(side_by_side, "_ensure", _BoundWork(str(log)))
     handler = signal.getsignal(signal.SIGTERM)
-    side_by_side.run_pass(todo, jobs=2, threads=1, run_missing=True,
-                          report=lambda name, spec, record, error, seconds: reports.append((name, record, error)))
+    side_by_side.run_pass(
+        todo,
+        jobs=2,
+        threads=1,
+        run_missing=True,
+        report=lambda name, spec, record, error, seconds: reports.append((name, record, error)),
+    )
     assert signal.getsignal(signal.SIGTERM) is handler  # the pass's own SIGTERM handler is gone with it
     ran = {r["run_id"]: r for r in map(json.loads, log.read_text().splitlines())}
     assert set(ran) == {s.run_id for _, s in todo} and {r["threads"] for r in ran.values()} == {1}
     assert ran[dependent.run_id]["start"] >= max(ran[first.run_id]["end"], ran[second.run_id]["end"])  # their records
     events = sorted([(r["start"], 1) for r in ran.values()] + [(r["end"], -1) for r in ran.values()])
-    running = [sum(step for _, step in events[:i + 1]) for i in range(len(events))]
+    running = [sum(step for _, step in events[: i + 1]) for i in range(len(events))]
     assert max(running) == 2  # two at a time, never more
     assert sorted(name for name, _, _ in reports) == ["a", "b", "c", "dependent"]
     assert [(record, error) for name, record, error in reports if name == "c"] == [(None, "out of memory")]
@@ -62,8 +77,9 @@ class _BoundWork:
 
 
 @pytest.mark.slow
-def test_two_smoke_runs_side_by_side_give_the_records_of_one_at_a_time_with_one_thread(isolated_outputs, monkeypatch,
-                                                                                         capsys):
+def test_two_smoke_runs_side_by_side_give_the_records_of_one_at_a_time_with_one_thread(
+    isolated_outputs, monkeypatch, capsys
+):
     """The real path (cli: run --jobs 2 -> spawned workers -> ensure -> records) on the smoke profile's two unsup.
     seeds, against the same runs one at a time with one thread in another store: a neighbour changes nothing."""
     import torch
@@ -80,8 +96,9 @@ def test_two_smoke_runs_side_by_side_give_the_records_of_one_at_a_time_with_one_
             assert cli.main(command + ["--paper", "simcse", "--profile", "smoke", "--only", "unsup"]) == 0
             records = store.all_records("smoke")
             assert len(records) == 2 and {r["provenance"]["torch_threads"] for r in records} == {1}
-            scores[len(scores)] = {r["run_id"]: (r["metrics"]["stsb_dev_spearman"], r["metrics"]["summary"])
-                                   for r in records}
+            scores[len(scores)] = {
+                r["run_id"]: (r["metrics"]["stsb_dev_spearman"], r["metrics"]["summary"]) for r in records
+            }
     finally:
         torch.set_num_threads(threads)
     assert "2 runs to train, up to 2 side by side with 1 torch thread(s) each" in capsys.readouterr().out
@@ -95,8 +112,16 @@ def test_a_lost_checkpoint_is_trained_again_with_the_threads_its_record_names(mo
 
     from sentemb.runs import execute
 
-    spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg", objective="simcse_unsup", steps=2,
-                   train_data="wiki_sentences_combined", synthetic_data=True, seed=5)
+    spec = RunSpec(
+        profile="smoke",
+        backbone="tiny-random-bert",
+        pooler="avg",
+        objective="simcse_unsup",
+        steps=2,
+        train_data="wiki_sentences_combined",
+        synthetic_data=True,
+        seed=5,
+    )
     record = {"spec": spec.as_dict(), "metrics": {"stsb_dev_spearman": 0.5}, "provenance": {"torch_threads": 1}}
     seen = []
 

@@ -1,4 +1,4 @@
-"""SimCSE's ablation grid (Tables 1, 2, 4, 6, 7, D.1, D.2) and its report tables."""
+"""SimCSE's ablation grid (Tables 1, 2, 4, 6, 7, D.1, D.2), its report tables and its not-run rows."""
 
 import math
 
@@ -6,17 +6,25 @@ import pytest
 
 from papers.simcse import experiments as ex
 from papers.simcse import report
+from sentemb.paper import get_paper
+
+PAPER = get_paper("simcse")
 
 
 def test_every_ablation_row_names_a_run_of_the_grid_and_every_extra_run_is_in_a_table():
     small = ex.grid("small")
     named = {run for rows in report.ABLATIONS.values() for run in (r[2] for r in rows)}
     assert named <= set(small)
-    a1 = {ex.a1_run("small", mode, b, lr) for mode in ("unsup", "sup") for b in ex.A1_BATCHES["small"]
-          for lr in ex.A1_LEARNING_RATES}
+    a1 = {
+        ex.a1_run("small", mode, b, lr)
+        for mode in ("unsup", "sup")
+        for b in ex.a1_batches("small")
+        for lr in ex.A1_LEARNING_RATES
+    }
     assert set(small) - set(ex.CORE) <= named | a1 | set(report.E1_ROWS)  # no ablation run that no table reads
     assert set(ex.grid("small", extended=False)) == set(ex.SMALL_CORE) < set(ex.CORE)
-    assert set(ex.SMOKE_ABLATIONS) - {"a1_sup_b8_lr1e-05"} <= named and set(ex.grid("smoke")) == set(ex.CORE) | set(ex.SMOKE_ABLATIONS)
+    assert set(ex.SMOKE_ABLATIONS) - {"a1_sup_b8_lr1e-05"} <= named
+    assert set(ex.grid("smoke")) == set(ex.CORE) | set(ex.SMOKE_ABLATIONS)
     assert all(len(small[name]) == 1 for name in set(small) - set(ex.HEADLINE))  # ablations: one seed
     assert all(len(small[name]) == 3 for name in ex.HEADLINE)
 
@@ -34,7 +42,10 @@ def test_ablation_specs_say_what_they_change():
     assert small["unsup_mlm_0.1"][0].objective == "simcse_unsup" and "unsup_mlm_0.1" in report.E1_ROWS
     assert small["unsup_cls_mlp"][0].pooler == "cls" and small["sup_no_mlp"][0].pooler == "cls_before_pooler"
     assert small["next_3_sentences_two_encoders"][0].objective_params == {
-        "context": "next_3_sentences", "temperature": 0.05, "two_encoders": True}
+        "context": "next_3_sentences",
+        "temperature": 0.05,
+        "two_encoders": True,
+    }
     assert len({spec.run_id for specs in small.values() for spec in specs}) == sum(len(s) for s in small.values())
 
 
@@ -42,10 +53,15 @@ def _record(run_id, seed, dev, transfer=None):
     metrics = {"stsb_dev_spearman": dev}
     if transfer is not None:
         metrics["transfer"] = {"tasks": transfer}
-    return {"run_id": run_id, "profile": "small", "spec": {"backbone": "m", "seed": seed, "objective": "simcse_unsup"},
-            "metrics": metrics,
-            "training": {"best_step": 60, "best_is_last": True}, "timing": {"total_seconds": 1.0},
-            "provenance": {"commit": "abc", "data_sha256": {}}}
+    return {
+        "run_id": run_id,
+        "profile": "small",
+        "spec": {"backbone": "m", "seed": seed, "objective": "simcse_unsup"},
+        "metrics": metrics,
+        "training": {"best_step": 60, "best_is_last": True},
+        "timing": {"total_seconds": 1.0},
+        "provenance": {"commit": "abc", "data_sha256": {}},
+    }
 
 
 def test_ablation_table_from_records_next_to_the_papers_numbers():
@@ -84,8 +100,12 @@ def _claim_runs() -> set[str]:
     from sentemb.report.claims import _cells_of, load_claims
 
     cell_runs = {(table, row, column): run for table, rows in report.ABLATIONS.items() for row, column, run, *_ in rows}
-    cell_runs.update({("Table 3", p if p == "fixed 0.1" else f"p={p}", "STS-B"): ex.table3_run(p)
-                      for p in [*ex.TABLE3_DROPOUTS, "fixed 0.1"]})
+    cell_runs.update(
+        {
+            ("Table 3", p if p == "fixed 0.1" else f"p={p}", "STS-B"): ex.table3_run(p)
+            for p in [*ex.TABLE3_DROPOUTS, "fixed 0.1"]
+        }
+    )
     for name, (_, reported) in report.TABLE5_ROWS.items():
         if reported:
             cell_runs[("Table 5", reported[1], "Avg.", reported[0])] = name
@@ -102,11 +122,10 @@ def _claim_runs() -> set[str]:
 
 
 def test_every_run_a_claim_rests_on_has_the_headline_seeds():
-    """Issue 18: >= 3 seeds (small profile) for each row a claim compares, Table 3's dropout rows included; the core
+    """>= 3 seeds (small profile) for each row a claim compares, Table 3's dropout rows included; the core
     (SMALL_CORE) keeps unsup and sup with their 3 seeds (Table 3's rows run with --extended: the 3-hour budget)."""
     runs = _claim_runs()
-    assert {"unsup", "sup", "dropout_0.5", "crop_0.1", "pairs_all", "sup_tau_1", "sup_mlm_0.1",
-            "unsup_mlm_0.1"} <= runs
+    assert {"unsup", "sup", "dropout_0.5", "crop_0.1", "pairs_all", "sup_tau_1", "sup_mlm_0.1", "unsup_mlm_0.1"} <= runs
     assert runs <= set(ex.HEADLINE)
     small, core = ex.grid("small"), ex.grid("small", extended=False)
     assert all([s.seed for s in small[name]] == [42, 43, 44] for name in runs)
@@ -117,7 +136,8 @@ def test_every_run_a_claim_rests_on_has_the_headline_seeds():
 def test_table_a1_search_skips_the_main_runs_points_and_follows_the_profile():
     small, full = ex.grid("small"), ex.grid("full")
     a1_small = sorted(n for n in small if n.startswith("a1_"))
-    assert len(a1_small) == 2 * (3 * 3 - 1) and "a1_unsup_b64_lr3e-05" not in small and "a1_sup_b64_lr5e-05" not in small
+    assert len(a1_small) == 2 * (3 * 3 - 1)
+    assert "a1_unsup_b64_lr3e-05" not in small and "a1_sup_b64_lr5e-05" not in small
     assert ex.a1_run("small", "unsup", 64, 3e-5) == "unsup" and ex.a1_run("small", "sup", 64, 5e-5) == "sup"
     assert ex.a1_run("full", "sup", 64, 5e-5) == "a1_sup_b64_lr5e-05"  # full: sup trains at 512
     spec = small["a1_sup_b16_lr1e-05"][0]
@@ -126,13 +146,16 @@ def test_table_a1_search_skips_the_main_runs_points_and_follows_the_profile():
     records = {"unsup": [_record("u", 42, 0.80)], "a1_unsup_b16_lr1e-05": [_record("a", 42, 0.82)]}
     table = report.table_a1(records, "small").set_index(["mode", "batch_size", "lr"])
     assert table.loc[("unsup", 16, 1e-5), "best"] and not table.loc[("unsup", 64, 3e-5), "best"]
-    assert table.loc[("unsup", 64, 3e-5), "reported_batch"] == 64 and table.loc[("unsup", 64, 3e-5), "reported_lr"] == 3e-5
+    assert table.loc[("unsup", 64, 3e-5), "reported_batch"] == 64
+    assert table.loc[("unsup", 64, 3e-5), "reported_lr"] == 3e-5
 
 
 def _sts_metrics(base: float) -> dict:
     """Record metrics of the 7 STS tasks: STS12-16 with all/mean/wmean aggregates, STS-B and SICK-R test."""
-    tasks = {t: {"aggregate": {"spearman": {"all": base, "mean": base - 0.01, "wmean": base + 0.01}}}
-             for t in ("STS12", "STS13", "STS14", "STS15", "STS16")}
+    tasks = {
+        t: {"aggregate": {"spearman": {"all": base, "mean": base - 0.01, "wmean": base + 0.01}}}
+        for t in ("STS12", "STS13", "STS14", "STS15", "STS16")
+    }
     tasks.update({t: {"splits": {"test": {"spearman": base}}} for t in ("STSBenchmark", "SICKRelatedness")})
     return {"tasks": tasks, "stsb_dev_spearman": base, "summary": {"Avg.": 100 * base}}
 
@@ -145,16 +168,28 @@ def _sts_record(run_id, seed, base, objective="simcse_unsup"):
 
 
 def _derived(ident, run_id, result):
-    return {"derived_id": ident, "run_id": run_id, "result": result, "timing": {"total_seconds": 2.0},
-            "provenance": {"commit": "def", "data_sha256": {"x": "y"}}}
+    return {
+        "derived_id": ident,
+        "run_id": run_id,
+        "result": result,
+        "timing": {"total_seconds": 2.0},
+        "provenance": {"commit": "def", "data_sha256": {"x": "y"}},
+    }
 
 
 def test_table_e1_reads_a_runs_own_transfer_or_its_derived_record_and_needs_all_seven_tasks():
     seven = {t: {"devacc": 80.0, "acc": 70.0 + i} for i, t in enumerate(report.E1_COLUMNS)}
-    records = {"unsup": [_record("u", 42, 0.8)], "sup_mlm_0.1": [_record("m", 42, 0.8, seven)],
-               "sup": [_record("s", 42, 0.8)]}
-    derived = {"transfer": {"u": _derived("du", "u", {"transfer": {"tasks": seven}}),
-                            "s": _derived("ds", "s", {"transfer": {"tasks": {"MR": {"acc": 1.0}}}})}}
+    records = {
+        "unsup": [_record("u", 42, 0.8)],
+        "sup_mlm_0.1": [_record("m", 42, 0.8, seven)],
+        "sup": [_record("s", 42, 0.8)],
+    }
+    derived = {
+        "transfer": {
+            "u": _derived("du", "u", {"transfer": {"tasks": seven}}),
+            "s": _derived("ds", "s", {"transfer": {"tasks": {"MR": {"acc": 1.0}}}}),
+        }
+    }
     table = report.table_e1(records, derived).set_index(["row", "column"])
     assert table.loc[("unsup. SimCSE", "SST"), "reproduced"] == 74.0  # SST2 is the paper's "SST"
     assert table.loc[("unsup. SimCSE", "Avg."), "reproduced"] == pytest.approx(73.0)
@@ -163,10 +198,15 @@ def test_table_e1_reads_a_runs_own_transfer_or_its_derived_record_and_needs_all_
 
 
 def test_protocols_and_table_c1_put_each_aggregation_next_to_the_papers_rows():
-    records = {"backbone_avg": [_sts_record("b", 42, 0.70, "none")], "unsup": [_sts_record("u", 42, 0.75)],
-               "sup": [_sts_record("s", 42, 0.80)]}
-    white = {"whitening NLI": _derived("w1", "b", {"tasks": _sts_metrics(0.72)["tasks"]}),
-             "whitening target": _derived("w2", "b", {"tasks": _sts_metrics(0.71)["tasks"]})}
+    records = {
+        "backbone_avg": [_sts_record("b", 42, 0.70, "none")],
+        "unsup": [_sts_record("u", 42, 0.75)],
+        "sup": [_sts_record("s", 42, 0.80)],
+    }
+    white = {
+        "whitening NLI": _derived("w1", "b", {"tasks": _sts_metrics(0.72)["tasks"]}),
+        "whitening target": _derived("w2", "b", {"tasks": _sts_metrics(0.71)["tasks"]}),
+    }
     prot = report.protocols(records, white)
     b2 = prot[prot["table"] == "Table B.2"].set_index(["row", "column"])
     assert b2.loc[("backbone, avg. (all)", "STS12"), "reproduced"] == pytest.approx(70.0)
@@ -175,7 +215,8 @@ def test_protocols_and_table_c1_put_each_aggregation_next_to_the_papers_rows():
     assert b2.loc[("backbone, avg. (wmean)", "Avg."), "reproduced"] == pytest.approx((5 * 71 + 2 * 70) / 7)
     b3 = prot[prot["table"] == "Table B.3"].set_index(["row", "column"])
     assert b3.loc[("unsup. SimCSE (wmean)", "STS12"), "reported"] == 70.14
-    assert b3.loc[("backbone, avg. + whitening (NLI) (wmean)", "STS12"), "run_ids"] == "w1"  # traced to the derived record
+    whitened = b3.loc[("backbone, avg. + whitening (NLI) (wmean)", "STS12")]
+    assert whitened["run_ids"] == "w1"  # traced to the derived record
     c1 = report.table_c1(records, white).set_index(["row", "column"])
     assert c1.loc[("backbone, avg. + whitening (target)", "STS12"), "reported"] == 52.91  # SBERT-whitening (target)
     assert c1.loc[("backbone, avg.", "STS12"), "reproduced"] == pytest.approx(70.0)
@@ -185,8 +226,10 @@ def test_flow_rows_aggregate_their_fit_seeds_and_are_not_constants():
     """BERT-flow (Tables C.1, B.3): one derived record per fit seed; the row is their mean over the seeds, traced to
     each record, and is seed-dependent (claims test it as seeds, not as a constant like the untrained backbone)."""
     records = {"backbone_avg": [_sts_record("b", 42, 0.70, "none")]}
-    flows = [{**_derived(f"f{seed}", "b", {"tasks": _sts_metrics(0.70 + k / 100)["tasks"]}), "params": {"seed": seed}}
-             for k, seed in enumerate((42, 43, 44))]
+    flows = [
+        {**_derived(f"f{seed}", "b", {"tasks": _sts_metrics(0.70 + k / 100)["tasks"]}), "params": {"seed": seed}}
+        for k, seed in enumerate((42, 43, 44))
+    ]
     c1 = report.table_c1(records, {"flow NLI": flows}).set_index(["row", "column"])
     row = c1.loc[("backbone, avg. + flow (NLI)", "STS12")]
     assert row["reproduced"] == pytest.approx(71.0) and row["n"] == 3 and row["seeds"] == "42;43;44"
@@ -201,9 +244,12 @@ def test_flow_rows_aggregate_their_fit_seeds_and_are_not_constants():
 def test_table8_view_lines_up_each_models_hits_with_the_papers_sentences():
     query = "A man riding a small boat in a harbor."
     hits = [{"rank": r, "sentence": f"hit {r}", "cosine": 0.9 - r / 10} for r in (1, 2, 3)]
-    derived = {f"retrieval {name}": _derived(f"r{name}", name, {"corpus": "c", "n_corpus": 9,
-                                                                "queries": [{"query": query, "hits": hits}]})
-               for name in report.TABLE8_MODELS}
+    derived = {
+        f"retrieval {name}": _derived(
+            f"r{name}", name, {"corpus": "c", "n_corpus": 9, "queries": [{"query": query, "hits": hits}]}
+        )
+        for name in report.TABLE8_MODELS
+    }
     view = report.table8_view(report.table8(derived)).set_index(["query", "rank"])
     assert view.loc[(query, 1), "sup"] == "hit 1"
     assert view.loc[(query, 1), "paper: Supervised SimCSE-BERT-base"] == "A man on a moored blue and white boat."
@@ -214,8 +260,11 @@ def test_not_run_names_rows_and_the_seeds_they_miss():
     records = {name: [_record(f"{name}{s.seed}", s.seed, 0.8) for s in specs] for name, specs in small.items()}
     records["unsup"] = records["unsup"][:1]
     records["crop_0.2"] = []
-    missing = report.not_run(records, "small").set_index("run")
+    missing = PAPER.not_run(records, "small").set_index("run")
     assert list(missing.index) == ["unsup", "crop_0.2"] and missing.loc["unsup", "missing_seeds"] == "43;44"
+    assert missing.loc["crop_0.2", "status"] == PAPER.not_run_reason
+    without_profile = PAPER.not_run(records)  # the base's: the rows without any record
+    assert list(without_profile["run"]) == ["crop_0.2"] and list(without_profile.columns) == ["run", "status"]
 
 
 def test_not_run_names_the_e1_runs_without_transfer_results():
@@ -223,7 +272,7 @@ def test_not_run_names_the_e1_runs_without_transfer_results():
     records = {name: [_record(f"{name}{s.seed}", s.seed, 0.8) for s in specs] for name, specs in small.items()}
     sup42 = records["sup"][0]["run_id"]
     derived = {"transfer": {sup42: {"result": {"transfer": {"tasks": {"MR": {"devacc": 80.0, "acc": 79.0}}}}}}}
-    missing = report.not_run(records, "small", derived).set_index("run")
+    missing = PAPER.not_run(records, "small", derived).set_index("run")
     assert missing.loc["sup: Table E.1 transfer", "missing_seeds"] == "43;44"
     assert missing.loc["unsup: Table E.1 transfer", "missing_seeds"] == "42;43;44"
     assert "sup_mlm_0.1: Table E.1 transfer" in missing.index  # _record has no transfer of its own

@@ -12,11 +12,24 @@ from sentemb.objectives import BarlowTwins, DecoupledInfoNCE, DimensionWiseContr
 from sentemb.spec import RunSpec
 from sentemb.train.loop import prepare_objective
 
-SPEC = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="simcse_pp",
-            train_data="wiki_sentences_combined", steps=6, batch_size=8, eval_every=3, final_eval="stsb_dev",
-            synthetic_data=True)
-ROWS = ["a man is playing a guitar .", "the cat sleeps on the sofa .", "two girls are reading books .",
-        "a dog runs in the park ."]
+SPEC = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="cls_before_pooler",
+    objective="simcse_pp",
+    train_data="wiki_sentences_combined",
+    steps=6,
+    batch_size=8,
+    eval_every=3,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)
+ROWS = [
+    "a man is playing a guitar .",
+    "the cat sleeps on the sofa .",
+    "two girls are reading books .",
+    "a dog runs in the park .",
+]
 
 
 def _objective(**params):
@@ -27,8 +40,10 @@ def _objective(**params):
 
 def test_defaults_are_unsupervised_simcse():
     pp = _objective()
-    simcse = prepare_objective(RunSpec(**{**SPEC, "objective": "simcse_unsup"}),
-                               SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=3))
+    simcse = prepare_objective(
+        RunSpec(**{**SPEC, "objective": "simcse_unsup"}),
+        SentenceEncoder.from_name("tiny-random-bert", "cls_before_pooler", seed=3),
+    )
     pp.train(), simcse.train()
     torch.manual_seed(0)
     a = pp(ROWS, random.Random(0))
@@ -74,16 +89,19 @@ def test_the_loss_is_eq6_with_the_dcl_and_bt_terms():
     torch.manual_seed(1)
     z1, z2, z0 = torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 8)
     for variant in ("paper", "official"):
-        objective = _objective(negatives="off_dropout", m=0.9, dcl_weight=0.1, dcl_variant=variant,
-                               bt_weight=0.5)
+        objective = _objective(negatives="off_dropout", m=0.9, dcl_weight=0.1, dcl_variant=variant, bt_weight=0.5)
         _fixed_views(objective, z1, z2, z0)
-        expected = (DecoupledInfoNCE(0.05, 0.9)(z1, z2, z0, z0) + 0.1 * DimensionWiseContrastive(5.0, variant)(z1, z2)
-                    + 0.5 * BarlowTwins(0.0051, centred=False)(z1, z2))
+        expected = (
+            DecoupledInfoNCE(0.05, 0.9)(z1, z2, z0, z0)
+            + 0.1 * DimensionWiseContrastive(5.0, variant)(z1, z2)
+            + 0.5 * BarlowTwins(0.0051, centred=False)(z1, z2)
+        )
         assert objective(ROWS, random.Random(0)).item() == pytest.approx(expected.item(), rel=1e-6)
     official = _objective(negatives="off_dropout", trade_off="official", m=0.9)
     _fixed_views(official, z1, z2, z0)
     assert official(ROWS, random.Random(0)).item() == pytest.approx(
-        DecoupledInfoNCE(0.05, 0.9, "official")(z1, z2, z0, z0).item(), rel=1e-6)
+        DecoupledInfoNCE(0.05, 0.9, "official")(z1, z2, z0, z0).item(), rel=1e-6
+    )
 
 
 def test_dcl_alone_for_table4():
@@ -105,14 +123,15 @@ def test_noise_probes_change_only_their_pair():
     torch.manual_seed(7)
     got = plus(ROWS, random.Random(0))
     torch.manual_seed(7)
-    a = z1 + torch.randn(z1.shape) * 0.1 ** 0.5
-    b = z2 + torch.randn(z2.shape) * 0.1 ** 0.5
+    a = z1 + torch.randn(z1.shape) * 0.1**0.5
+    b = z2 + torch.randn(z2.shape) * 0.1**0.5
     assert got.item() == pytest.approx(DecoupledInfoNCE(0.05)(a, b, z1, z2).item(), rel=1e-6)
     minus = _objective(negative_noise="minus", noise_samples=3)
     assert minus.sequences_per_row == 2 + 6
     _fixed_views(minus, z1, z2)  # every further pass returns z1: the mean of 3 samples of z1 is z1
-    assert minus(ROWS, random.Random(0)).item() == pytest.approx(DecoupledInfoNCE(0.05)(z1, z2, z1, z1).item(),
-                                                                    rel=1e-6)
+    assert minus(ROWS, random.Random(0)).item() == pytest.approx(
+        DecoupledInfoNCE(0.05)(z1, z2, z1, z1).item(), rel=1e-6
+    )
     assert UnsupervisedInfoNCE(0.05)(z1, z2).item() == pytest.approx(DecoupledInfoNCE(0.05)(z1, z2).item(), rel=1e-6)
 
 

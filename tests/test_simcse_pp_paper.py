@@ -14,53 +14,79 @@ import pytest
 import torch
 
 from papers.simcse.experiments import grid as simcse_grid
-from papers.simcse_pp.experiments import CORE, HEADLINE, TABLE5, grid, padding_for
+from papers.simcse_pp.experiments import CORE, HEADLINE, TABLE5, padding_for
 from sentemb import settings
 from sentemb.analysis.rank_bottleneck import cross_correlation_rank
 from sentemb.analysis.retrieval import top_k
 from sentemb.evaluate.post_processed import sample_sentences
 from sentemb.models.encoder import SentenceEncoder
+from sentemb.paper import get_paper
+from sentemb.profiles import get_profile
 from sentemb.runs.derived import derived_path, ensure_derived
 from sentemb.runs.execute import NotRun, ensure
-from conftest import require_committed_small_records
+
+PAPER = get_paper("simcse_pp")
 
 
 def test_small_grid_core_and_extended_rows():
-    core, full = grid("small", extended=False), grid("small")
+    core, full = PAPER.grid("small"), PAPER.grid("small", extended=True)
     assert list(core) == list(CORE)
     assert set(full) - set(core) >= {"pos_minus", "bt_pad_704", "dcl_only_nli", "m_0.5", "tau_dcl_50"}
     assert all(len(full[name]) == 3 for name in HEADLINE) and len(full["m_0.5"]) == 1
     # the SimCSE baseline is the SimCSE grid's run: one run id, one record
     assert [s.run_id for s in core["simcse"]] == [s.run_id for s in simcse_grid("small")["unsup"]]
     pp = full["simcse_pp"][0].objective_params
-    assert (pp["negatives"], pp["m"], pp["trade_off"], pp["dcl_weight"], pp["dcl_temperature"], pp["dcl_variant"]) == \
-        ("off_dropout", 0.9, "paper", 0.1, 5.0, "paper")
+    assert (pp["negatives"], pp["m"], pp["trade_off"], pp["dcl_weight"], pp["dcl_temperature"], pp["dcl_variant"]) == (
+        "off_dropout",
+        0.9,
+        "paper",
+        0.1,
+        5.0,
+        "paper",
+    )
     official = full["simcse_pp_official"][0].objective_params
     assert (official["trade_off"], official["dcl_variant"]) == ("official", "official")
     assert full["pos_minus"][0].objective_params["noise_samples"] == 3  # K = 10 in the paper
     assert full["m_0.5"][0].final_eval == "stsb_dev" and full["m_0.5"][0].steps == full["simcse_pp"][0].steps
     assert full["dcl_only_nli"][0].train_data == "snli_devtest_for_simcse" and full["dcl_only_nli"][0].pooler == "avg"
-    assert grid("full")["pos_minus"][0].objective_params["noise_samples"] == 10
+    assert PAPER.grid("full")["pos_minus"][0].objective_params["noise_samples"] == 10
+    assert PAPER.grid(get_profile("small"), extended=True) == full  # a Profile or its name
 
 
 def test_table2_padding_keeps_the_papers_ratio():
     assert [padding_for(m, 768) for m in (100, 300, 704)] == [100, 300, 704]
     assert [padding_for(m, 384) for m in (100, 300, 704)] == [18, 118, 320]  # (64 + M) / 384 = (64 + M_paper) / 768
-    assert [s[0].objective_params["bt_padding"] for n, s in grid("small").items() if n.startswith("bt_pad")] == [18, 118, 320]
+    paddings = [
+        s[0].objective_params["bt_padding"]
+        for n, s in PAPER.grid("small", extended=True).items()
+        if n.startswith("bt_pad")
+    ]
+    assert paddings == [18, 118, 320]
 
 
 def test_smoke_grid_keeps_one_value_per_sweep():
-    rows = grid("smoke")
-    for group, values in TABLE5.items():
+    rows = PAPER.grid("smoke")
+    for group in TABLE5:
         assert sum(name.startswith(f"{group}_") for name in rows) == 1
     assert "simcse_pp_official" in rows and "bt_pad_704" in rows
 
 
-def test_committed_small_records_match_the_grid():
-    """The small profile's committed records are the grid's runs, the --extended rows included (every row has been run
-    once, issue 19; a changed spec would orphan them)."""
-    run_ids = [spec.run_id for specs in grid("small", extended=True).values() for spec in specs]
-    require_committed_small_records("simcse_pp", run_ids)
+def test_wide_view_is_grouped_where_the_table_has_groups():
+    cells = pd.DataFrame(
+        {
+            "row": ["SimCSE", "+DCL"],
+            "reported_group": ["", "components"],
+            "column": ["Avg.", "Avg."],
+            "aggregation": ["all", "all"],
+            "reproduced": [70.0, 71.0],
+            "std": [0.1, 0.2],
+            "n": [3, 3],
+            "reported": [float("nan"), 77.4],
+        }
+    )
+    assert PAPER.wide(cells).index.names == ["reported_group", "row"]
+    assert PAPER.wide(cells.assign(reported_group="")).index.names == ["row"]
+    assert PAPER.wide(pd.DataFrame()).empty
 
 
 def test_top_k_retrieval_by_hand():
@@ -90,7 +116,7 @@ def test_cross_correlation_rank_is_bounded_by_the_batch_and_raised_by_padding():
 
 @pytest.mark.slow
 def test_derived_record_is_computed_once_and_retrains_a_missing_checkpoint():
-    spec = grid("smoke")["simcse"][0]
+    spec = PAPER.grid("smoke")["simcse"][0]
     record = ensure(spec, progress=False)
     calls = []
 
@@ -107,6 +133,7 @@ def test_derived_record_is_computed_once_and_retrains_a_missing_checkpoint():
     assert first["provenance"]["data_sha256"] == {} and first["provenance"]["commit"] is not None  # it read no data
     # a cleaned cache: the run is trained again from its spec, and the re-trained model matches the record
     import shutil
+
     shutil.rmtree(settings.checkpoints_root() / spec.run_id)
     again = ensure_derived(record, "probe", {"x": 2}, compute)
     assert again["model"]["source"] == "retrained" and len(calls) == 2
@@ -114,7 +141,8 @@ def test_derived_record_is_computed_once_and_retrains_a_missing_checkpoint():
     # cosines are nearly all tied, so float-level differences of batch composition (the record's evaluation
     # encodes every STS sentence, the check only STS-B dev) reorder some of them.
     assert again["model"]["dev_check"]["abs_difference"] < (1e-6 if spec.synthetic_data is False else 1e-2)
-    assert again["provenance"]["data_sha256"] or spec.synthetic_data  # re-training read (and hashed) the training data and STS-B dev
+    # re-training read (and hashed) the training data and STS-B dev
+    assert again["provenance"]["data_sha256"] or spec.synthetic_data
     torch.set_num_threads(min(2, torch.get_num_threads()))
 
 
@@ -123,8 +151,14 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     # Generated data (no mirror): every path of the paper's ~30 runs and 10 analyses in about a minute; the SimCSE
     # smoke test covers the mirror's data path.
     env = {k: v for k, v in os.environ.items() if k != "SENTEMB_DATA"}
-    result = subprocess.run([sys.executable, "-m", "sentemb", "notebook", "--paper", "simcse_pp", "--profile", "smoke"],
-                            cwd=settings.REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "sentemb", "notebook", "--paper", "simcse_pp", "--profile", "smoke"],
+        cwd=settings.REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     tables = isolated_outputs / "results" / "simcse_pp" / "smoke"
     t3 = pd.read_csv(tables / "table3.csv")
@@ -140,8 +174,14 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     padded = ranks[ranks["padding_M"] > 0]
     assert (padded["rank_C_padded"] >= padded["rank_C"]).all()
     t4 = pd.read_csv(tables / "table4.csv")
-    assert {"+whitening(wiki)", "+whitening(NLI)", "+DCL(NLI, tau_DCL=0.05)", "+whitening (wiki), seed 42",
-            "+flow (NLI)", "+flow (wiki), seed 42"} <= set(t4["row"])
+    assert {
+        "+whitening(wiki)",
+        "+whitening(NLI)",
+        "+DCL(NLI, tau_DCL=0.05)",
+        "+whitening (wiki), seed 42",
+        "+flow (NLI)",
+        "+flow (wiki), seed 42",
+    } <= set(t4["row"])
     assert (t4[t4["row"].str.startswith("+flow")]["n"] == 3).all()  # BERT-flow: 3 fit seeds
     t5 = pd.read_csv(tables / "table5.csv")
     assert len(t5) == 6 and t5.set_index("row").loc["m=0.9", "n"] == 2  # the centre is the SimCSE++ row

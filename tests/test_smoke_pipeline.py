@@ -16,8 +16,14 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     env = dict(os.environ)
     env.pop("SENTEMB_DATA", None)  # the generated rows: the same pipeline in a quarter of the time (the mirror's
     # loaders and evaluators have tests of their own; the other papers' smoke notebooks run on the mirror)
-    result = subprocess.run([sys.executable, "-m", "sentemb", "notebook", "--paper", "simcse", "--profile", "smoke"],
-                            cwd=settings.REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "sentemb", "notebook", "--paper", "simcse", "--profile", "smoke"],
+        cwd=settings.REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     tables = isolated_outputs / "results" / "simcse" / "smoke"
     t5 = pd.read_csv(tables / "table5.csv")
@@ -45,12 +51,17 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     claims = pd.read_csv(tables / "claims.csv").set_index("claim")
     assert set(claims["status"]) <= {"holds", "fails", "inconclusive", "not run"}
     assert claims.loc["sup-beats-unsup", "n"] == "2 vs 2" and claims.loc["sup-beats-unsup", "test"].startswith(
-            "Welch one-sided (independent:")  # unsup. and sup. train on different data: no shared data order
-    assert claims.loc["dropout-0.1-is-best", "n"].startswith("2 vs 2,2,2,2,2,2,2")  # every claim row: the headline seeds
+        "Welch one-sided (independent:"
+    )  # unsup. and sup. train on different data: no shared data order
+    assert claims.loc["dropout-0.1-is-best", "n"].startswith("2 vs 2,2,2,2,2,2,2")  # every claim row: headline seeds
     assert claims.loc["hard-negatives-help", "status"] == "not run"
     figures = isolated_outputs / "figures" / "simcse" / "smoke"
-    for stem in ("figure2_align_uniform_training", "figure3_align_uniform_models", "figureF1_singular_values",
-                 "figureG1_cosine_by_rating"):
+    for stem in (
+        "figure2_align_uniform_training",
+        "figure3_align_uniform_models",
+        "figureF1_singular_values",
+        "figureG1_cosine_by_rating",
+    ):
         assert (figures / f"{stem}.png").stat().st_size > 5000
         assert (figures / f"{stem}.pdf").is_file()
     derived_dir = isolated_outputs / "results" / "runs" / "smoke" / "derived"
@@ -58,8 +69,10 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     flowed = [d for d in derived if d["analysis"] == "flowed_geometry"]  # Figure 3's BERT-flow point: the geometry of
     # the flow that Table C.1's NLI flow record of the same seed fits (same fit sample, seed and configuration)
     assert len(flowed) == 1 and 0 < flowed[0]["result"]["n_features"] and -8 <= flowed[0]["result"]["uniformity"] <= 0
-    assert any(d["analysis"] == "bert_flow" and d["run_id"] == flowed[0]["run_id"]
-               and d["params"] == flowed[0]["params"] for d in derived)
+    assert any(
+        d["analysis"] == "bert_flow" and d["run_id"] == flowed[0]["run_id"] and d["params"] == flowed[0]["params"]
+        for d in derived
+    )
     runs = list((isolated_outputs / "results" / "runs" / "smoke").glob("*.json"))
     assert len(runs) == 22 + 14  # 12 runs, 10 headline rows with a second seed; one ablation per table (2 seeds
     # where a claim compares it) and one point of Table A.1's search
@@ -69,9 +82,15 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     for fit in ("NLI", "target"):  # BERT-flow: 3 fit seeds of the backbone's flow, next to the paper's SBERT-flow
         flow = c1.loc[(f"backbone, avg. + flow ({fit})", "Avg.")]
         assert flow["n"] == 3 and flow["reported_row"] == f"SBERT-flow ({fit})" and not flow["deterministic"]
-    for stem, row in (("table1", "Synonym replacement"), ("table2", "Next 3 sentences"), ("table4", "SNLI+MNLI neutral (314k)"),
-                      ("table6", "[CLS] w/o MLP"), ("table7", "Contradiction + Neutral, alpha=1.0"),
-                      ("tabled1", "N/A (dot product)"), ("tabled2", "w/ MLM, lambda=0.1")):
+    for stem, row in (
+        ("table1", "Synonym replacement"),
+        ("table2", "Next 3 sentences"),
+        ("table4", "SNLI+MNLI neutral (314k)"),
+        ("table6", "[CLS] w/o MLP"),
+        ("table7", "Contradiction + Neutral, alpha=1.0"),
+        ("tabled1", "N/A (dot product)"),
+        ("tabled2", "w/ MLM, lambda=0.1"),
+    ):
         ablation = pd.read_csv(tables / f"{stem}.csv")
         assert row in set(ablation["row"]) and ablation["reported"].notna().all(), stem
         assert (ablation["split"] == "dev").all()
@@ -82,11 +101,22 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
 def test_executed_notebooks_carry_no_clock_times():
     from sentemb.notebooks import strip_timestamps
 
-    notebook = {"metadata": {"papermill": {"start_time": "t0", "end_time": "t1", "duration": 1.5,
-                                           "parameters": {"profile": "small"}}},
-                "cells": [{"id": "a1", "metadata": {"papermill": {"start_time": "t0", "duration": 0.1, "status": "completed"},
-                                                    "execution": {"iopub.status.busy": "t0"}, "tags": ["parameters"]}},
-                          {"id": "3f9c2e1a", "metadata": {"tags": ["injected-parameters"]}}]}
+    notebook = {
+        "metadata": {
+            "papermill": {"start_time": "t0", "end_time": "t1", "duration": 1.5, "parameters": {"profile": "small"}}
+        },
+        "cells": [
+            {
+                "id": "a1",
+                "metadata": {
+                    "papermill": {"start_time": "t0", "duration": 0.1, "status": "completed"},
+                    "execution": {"iopub.status.busy": "t0"},
+                    "tags": ["parameters"],
+                },
+            },
+            {"id": "3f9c2e1a", "metadata": {"tags": ["injected-parameters"]}},
+        ],
+    }
     stripped = strip_timestamps(notebook)
     assert stripped["metadata"] == {"papermill": {"parameters": {"profile": "small"}}}
     assert stripped["cells"][0]["metadata"] == {"papermill": {"status": "completed"}, "tags": ["parameters"]}

@@ -35,8 +35,12 @@ def _pairs(name, s1, s2, scores):
 
 
 def test_evaluate_task_uses_cosine_per_pair():
-    vectors = {"a": np.array([1.0, 0.0]), "b": np.array([1.0, 0.1]), "c": np.array([0.0, 1.0]),
-               "d": np.array([1.0, 1.0])}
+    vectors = {
+        "a": np.array([1.0, 0.0]),
+        "b": np.array([1.0, 0.1]),
+        "c": np.array([0.0, 1.0]),
+        "d": np.array([1.0, 1.0]),
+    }
     subset = _pairs("T/x", ["a", "a", "a"], ["b", "d", "c"], [5.0, 3.0, 0.0])
     task = STSTask("STS12", {"x": subset, "y": _pairs("T/y", ["c", "a"], ["d", "b"], [2.0, 4.0])})
     result = evaluate_task(task, vectors)

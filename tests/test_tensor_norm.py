@@ -105,13 +105,13 @@ def test_l_tn_is_symmetric_scale_invariant_and_bounded():
 @pytest.mark.parametrize(
     "k, t, expected",
     [
-        (1.0, 1.0, 0.0),                       # sqrt(0) / 2
-        (1.0, 0.0, math.sqrt(2) / 2),          # sqrt(2) / 2
-        (1.0, -1.0, 1.0),                      # sqrt(4) / 2
-        (2.0, 1.0, 1 / 3),                     # sqrt(1 + 4 - 4) / 3
-        (3.0, 0.5, math.sqrt(7) / 4),          # sqrt(1 + 9 - 3) / 4
-        (0.5, 0.0, math.sqrt(1.25) / 1.5),     # sqrt(1 + 0.25) / 1.5
-        (4.0, -0.5, math.sqrt(21) / 5),        # sqrt(1 + 16 + 4) / 5
+        (1.0, 1.0, 0.0),  # sqrt(0) / 2
+        (1.0, 0.0, math.sqrt(2) / 2),  # sqrt(2) / 2
+        (1.0, -1.0, 1.0),  # sqrt(4) / 2
+        (2.0, 1.0, 1 / 3),  # sqrt(1 + 4 - 4) / 3
+        (3.0, 0.5, math.sqrt(7) / 4),  # sqrt(1 + 9 - 3) / 4
+        (0.5, 0.0, math.sqrt(1.25) / 1.5),  # sqrt(1 + 0.25) / 1.5
+        (4.0, -0.5, math.sqrt(21) / 5),  # sqrt(1 + 16 + 4) / 5
     ],
 )
 def test_surface_at_hand_computed_points(k, t, expected):
@@ -238,9 +238,7 @@ def test_negative_cosine_clamp_value_and_no_gradient_through_the_factor():
     p1 = _t(P1, requires_grad=True)
     p2 = _t(P2, requires_grad=True)
     loss = tensor_norm_loss(h1, h2, p1, p2, clamp_negative_cosine=True)
-    expected = (
-        -math.log(NEGATIVE_COSINE_FLOOR) * _ltn(P1[0], P2[1]) + 0.5 * math.log(2) * _ltn(P1[2], P2[3])
-    ) / 2
+    expected = (-math.log(NEGATIVE_COSINE_FLOOR) * _ltn(P1[0], P2[1]) + 0.5 * math.log(2) * _ltn(P1[2], P2[3])) / 2
     assert -math.log(NEGATIVE_COSINE_FLOOR) == pytest.approx(4 * math.log(10))
     assert loss.item() == pytest.approx(expected, rel=1e-10)
     loss.backward()

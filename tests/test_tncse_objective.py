@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 import torch
+from conftest import needs_mirror
 
 from sentemb import settings
 from sentemb.data.sts import load_task
@@ -21,12 +22,24 @@ from sentemb.report.reproduced import deterministic
 from sentemb.runs import execute
 from sentemb.runs.derived import ensure_derived
 from sentemb.spec import RunSpec
-from conftest import needs_mirror
 from sentemb.train.loop import prepare_objective, train
 
-TINY = dict(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler", objective="tncse",
-            train_data="wiki_sentences_combined", steps=6, batch_size=8, eval_every=3, lr=1e-3, max_len=16,
-            weight_decay=0.01, lr_schedule="constant", final_eval="stsb_dev", synthetic_data=True)
+TINY = dict(
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="cls_before_pooler",
+    objective="tncse",
+    train_data="wiki_sentences_combined",
+    steps=6,
+    batch_size=8,
+    eval_every=3,
+    lr=1e-3,
+    max_len=16,
+    weight_decay=0.01,
+    lr_schedule="constant",
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)
 SENTENCES = [f"sentence number {i} is about topic {i % 3}" for i in range(8)]
 
 
@@ -44,8 +57,9 @@ def test_both_encoders_receive_gradients_and_every_term_counts():
         grads = [p.grad for p in encoder.backbone.parameters() if p.requires_grad]
         assert any(g is not None and g.abs().sum() > 0 for g in grads)
         assert encoder.backbone.pooler.dense.weight.grad.abs().sum() > 0  # the norm terms reach the pooler
-    assert {n for n, _ in objective.named_parameters()} >= {n for n, _ in objective.encoder_2.named_parameters(
-        prefix="encoder_2")}
+    assert {n for n, _ in objective.named_parameters()} >= {
+        n for n, _ in objective.encoder_2.named_parameters(prefix="encoder_2")
+    }
 
 
 def _views(n_sentences=4, dim=16):
@@ -138,8 +152,9 @@ def test_the_single_objective_without_l_tn_is_the_symmetric_2b_row_infonce_and_i
     with torch.no_grad():  # and through the encoder, as a training step computes it
         rows = interleaved_twice(SENTENCES)
         h_enc, _ = encoder.eval().forward_with_pooler_output(**encoder.tokenize(rows, 16))
-        assert torch.allclose(matched.eval()(SENTENCES, random.Random(0)), _symmetric_2b_infonce(h_enc, 0.05),
-                              atol=1e-6)
+        assert torch.allclose(
+            matched.eval()(SENTENCES, random.Random(0)), _symmetric_2b_infonce(h_enc, 0.05), atol=1e-6
+        )
     with pytest.raises(ConfigError, match="tn_weight"):
         build_objective("tncse_single", {"tn_weight": -1.0}, encoder, max_len=16)
 
@@ -179,32 +194,50 @@ def test_known_member_embeddings_are_reused_and_only_the_rest_is_encoded(monkeyp
 
 
 def test_the_plain_ensemble_of_recorded_runs_reuses_their_evaluation_embeddings(monkeypatch):
-    stage1 = [RunSpec(**{**TINY, "objective": "simcse_unsup", "lr_schedule": "linear", "weight_decay": 0.0,
-                         "seed": seed}) for seed in (42, 43)]
+    stage1 = [
+        RunSpec(**{**TINY, "objective": "simcse_unsup", "lr_schedule": "linear", "weight_decay": 0.0, "seed": seed})
+        for seed in (42, 43)
+    ]
     records = [execute.ensure(s, progress=False) for s in stage1]
-    spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="cls_before_pooler",
-                   init_runs=tuple(r["run_id"] for r in records), final_eval="stsb_dev", synthetic_data=True)
+    spec = RunSpec(
+        profile="smoke",
+        backbone="tiny-random-bert",
+        pooler="cls_before_pooler",
+        init_runs=tuple(r["run_id"] for r in records),
+        final_eval="stsb_dev",
+        synthetic_data=True,
+    )
     fresh = SummedEncoders([execute.run_model(r, torch.device("cpu"))[0] for r in records])
     expected = execute._stsb_dev(fresh, synthetic=True)
     calls = []
     original = SentenceEncoder.encode
-    monkeypatch.setattr(SentenceEncoder, "encode",
-                        lambda self, sentences, *a, **k: calls.append(len(sentences)) or original(self, sentences, *a, **k))
+    monkeypatch.setattr(
+        SentenceEncoder,
+        "encode",
+        lambda self, sentences, *a, **k: calls.append(len(sentences)) or original(self, sentences, *a, **k),
+    )
     record = execute.ensure(spec, progress=False)
     assert record["metrics"]["stsb_dev_spearman"] == pytest.approx(expected, abs=1e-6)
     assert sum(calls) == 0  # every evaluation sentence was in both runs' saved embeddings
     # another pooler is another model: its embeddings are not the runs' and are not reused
     assert execute._evaluation_embeddings_of(spec, records[0]["run_id"]) is not None
-    mean_spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg",
-                        init_runs=spec.init_runs, final_eval="stsb_dev", synthetic_data=True)
+    mean_spec = RunSpec(
+        profile="smoke",
+        backbone="tiny-random-bert",
+        pooler="avg",
+        init_runs=spec.init_runs,
+        final_eval="stsb_dev",
+        synthetic_data=True,
+    )
     assert execute._evaluation_embeddings_of(mean_spec, records[0]["run_id"]) is None
 
 
 def _train(spec, folder, evaluate=None):
     objective = prepare_objective(spec, *execute.initial_encoders(spec, torch.device("cpu")))
     dev = execute._dev_evaluator(spec, load_task("STSBenchmark", synthetic=True), progress=False)
-    outcome = train(objective, spec, execute._training_rows(spec), evaluate or dev, folder, progress=False,
-                    save_state_every_s=0.0)
+    outcome = train(
+        objective, spec, execute._training_rows(spec), evaluate or dev, folder, progress=False, save_state_every_s=0.0
+    )
     return objective, outcome
 
 
@@ -228,12 +261,20 @@ def test_resuming_restores_both_encoders_bit_for_bit(tmp_path):
 
 
 def test_stage1_encoders_come_from_recorded_runs_by_id():
-    stage1 = [RunSpec(**{**TINY, "objective": "simcse_unsup", "lr_schedule": "linear", "weight_decay": 0.0,
-                         "seed": seed}) for seed in (42, 43)]
+    stage1 = [
+        RunSpec(**{**TINY, "objective": "simcse_unsup", "lr_schedule": "linear", "weight_decay": 0.0, "seed": seed})
+        for seed in (42, 43)
+    ]
     records = [execute.ensure(s, progress=False) for s in stage1]
     # random tiny stage-1 encoders of different seeds have negative [CLS] cosines: the official clamp keeps Eq. 6 finite
-    spec = RunSpec(**{**TINY, "init_runs": tuple(r["run_id"] for r in records), "dropout": 0.00025,
-                      "objective_params": {"clamp_negative_cosine": True}})
+    spec = RunSpec(
+        **{
+            **TINY,
+            "init_runs": tuple(r["run_id"] for r in records),
+            "dropout": 0.00025,
+            "objective_params": {"clamp_negative_cosine": True},
+        }
+    )
     assert spec.as_dict()["init_runs"] == [r["run_id"] for r in records]
     record = execute.ensure(spec, progress=False)
     # step 0 of the TNCSE run is the plain ensemble of the two stage-1 models
@@ -249,8 +290,13 @@ def test_stage1_encoders_come_from_recorded_runs_by_id():
     derived = ensure_derived(record, "n_members", {}, lambda model, s: {"n": len(model.members)})
     assert derived["result"] == {"n": 2} and derived["model"]["source"] == "checkpoint"
     # the plain ensemble (Table 3/4 "None") is a run that does not train: its record scores the sum of the pair
-    ensemble_spec = RunSpec(profile="smoke", backbone="tiny-random-bert", init_runs=spec.init_runs,
-                            final_eval="stsb_dev", synthetic_data=True)
+    ensemble_spec = RunSpec(
+        profile="smoke",
+        backbone="tiny-random-bert",
+        init_runs=spec.init_runs,
+        final_eval="stsb_dev",
+        synthetic_data=True,
+    )
     ensemble_record = execute.ensure(ensemble_spec, progress=False)
     assert ensemble_record["metrics"]["stsb_dev_spearman"] == pytest.approx(score, abs=1e-6)
     assert not deterministic(ensemble_record) and ensemble_record["training"] is None
@@ -259,13 +305,21 @@ def test_stage1_encoders_come_from_recorded_runs_by_id():
 
 
 def test_a_lost_stage2_checkpoint_is_retrained_from_its_stage1_runs():
-    stage1 = [RunSpec(**{**TINY, "objective": "simcse_unsup", "lr_schedule": "linear", "weight_decay": 0.0,
-                         "seed": seed}) for seed in (42, 43)]
+    stage1 = [
+        RunSpec(**{**TINY, "objective": "simcse_unsup", "lr_schedule": "linear", "weight_decay": 0.0, "seed": seed})
+        for seed in (42, 43)
+    ]
     records = [execute.ensure(s, progress=False) for s in stage1]
-    spec = RunSpec(**{**TINY, "init_runs": tuple(r["run_id"] for r in records),
-                      "objective_params": {"clamp_negative_cosine": True}})
+    spec = RunSpec(
+        **{
+            **TINY,
+            "init_runs": tuple(r["run_id"] for r in records),
+            "objective_params": {"clamp_negative_cosine": True},
+        }
+    )
     record = execute.ensure(spec, progress=False)
     import shutil
+
     for run_id in (spec.run_id, records[0]["run_id"]):  # lose the stage-2 and one stage-1 checkpoint
         shutil.rmtree(settings.checkpoints_root() / run_id)
     model, origin = execute.run_model(record, torch.device("cpu"))
@@ -273,16 +327,19 @@ def test_a_lost_stage2_checkpoint_is_retrained_from_its_stage1_runs():
     assert origin["dev_check"]["abs_difference"] < 1e-6
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"objective_params": {"nce": False, "icnce": False, "ictn": False}}, "at least one of nce, icnce and ictn"),
-    ({"objective_params": {"lambda": 1.0}}, r"objective 'tncse': unknown parameter\(s\) \['lambda'\]"),
-    ({"objective_params": {"ictn": "yes"}}, "ictn: expected true or false"),
-    ({"init_runs": ("0123456789abcdef",)}, r"init_runs names 1 run\(s\), but objective 'tncse' trains 2"),
-    ({"init_runs": ("not-a-run-id", "0123456789abcdef")}, "16-hex-digit run ids"),
-    ({"lr_schedule": "cosine"}, "lr_schedule 'cosine' is not one of"),
-    ({"warmup_steps": 3}, "'constant' has no warm-up"),
-    ({"objective": "none", "init_runs": ("0123456789abcdef",)}, "at least two run ids"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"objective_params": {"nce": False, "icnce": False, "ictn": False}}, "at least one of nce, icnce and ictn"),
+        ({"objective_params": {"lambda": 1.0}}, r"objective 'tncse': unknown parameter\(s\) \['lambda'\]"),
+        ({"objective_params": {"ictn": "yes"}}, "ictn: expected true or false"),
+        ({"init_runs": ("0123456789abcdef",)}, r"init_runs names 1 run\(s\), but objective 'tncse' trains 2"),
+        ({"init_runs": ("not-a-run-id", "0123456789abcdef")}, "16-hex-digit run ids"),
+        ({"lr_schedule": "cosine"}, "lr_schedule 'cosine' is not one of"),
+        ({"warmup_steps": 3}, "'constant' has no warm-up"),
+        ({"objective": "none", "init_runs": ("0123456789abcdef",)}, "at least two run ids"),
+    ],
+)
 def test_bad_tncse_specs_get_a_clear_error(change, message):
     with pytest.raises(ConfigError, match=message):
         RunSpec(**{**TINY, **change})
@@ -318,7 +375,7 @@ def test_wiki_plus_sickr_is_the_wiki_corpus_then_every_distinct_sickr_sentence()
     wiki, both = load_sentences("wiki_sentences_combined"), load_sentences("wiki_sentences_combined+sickr")
     sick = load_task("SICKRelatedness")
     distinct = set(s for part in sick.parts.values() for s in part.sentences())
-    assert both[: len(wiki)] == wiki and set(both[len(wiki):]) == distinct and len(both) == len(wiki) + len(distinct)
+    assert both[: len(wiki)] == wiki and set(both[len(wiki) :]) == distinct and len(both) == len(wiki) + len(distinct)
     assert len(distinct) > 5000
 
 
@@ -341,8 +398,9 @@ def test_the_mteb_adapter_encodes_a_sum_of_encoders_as_its_sum():
 
     model = SummedEncoders(_two_encoders(seeds=(0, 1)))
     adapter = make_mteb_encoder(model, name="tncse-test")
-    vectors = adapter.encode([{"text": SENTENCES[:3]}, {"text": SENTENCES[3:]}], task_metadata=None, hf_split="test",
-                             hf_subset="default")
+    vectors = adapter.encode(
+        [{"text": SENTENCES[:3]}, {"text": SENTENCES[3:]}], task_metadata=None, hf_split="test", hf_subset="default"
+    )
     assert np.allclose(vectors, model.encode(SENTENCES), atol=1e-6)
     meta = adapter.mteb_model_meta
     assert meta.embed_dim == 64 and meta.n_parameters == sum(p.numel() for p in model.parameters())

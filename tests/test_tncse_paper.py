@@ -10,9 +10,14 @@ import torch
 from papers.simcse.experiments import grid as simcse_grid
 from papers.tncse import report
 from papers.tncse.experiments import CORE, PAPER_LR, SMALL_LR, SMALL_MAX_LEN, STAGE2, grid
+from sentemb import settings
 from sentemb.analysis.layernorm_removal import encoder_layernorms, layernorm_removal, without_last_layernorms
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.tensor_norm import tn_surface
+from sentemb.paper import get_paper
+from sentemb.profiles import get_profile
+
+PAPER = get_paper("tncse")
 
 
 def test_stage2_rows_start_from_the_simcse_grid_runs_by_id():
@@ -42,8 +47,11 @@ def test_the_matched_simcse_differs_from_tncse_single_by_the_l_tn_weight_only(pr
     assert [s.seed for s in matched] == [s.seed for s in single] and len(single) >= 2
     for a, b in zip(single, matched):
         assert b.objective == a.objective == "tncse_single"
-        differing = {k for k in a.objective_params.keys() | b.objective_params.keys()
-                     if a.objective_params.get(k) != b.objective_params.get(k)}
+        differing = {
+            k
+            for k in a.objective_params.keys() | b.objective_params.keys()
+            if a.objective_params.get(k) != b.objective_params.get(k)
+        }
         assert differing == {"tn_weight"} and b.objective_params["tn_weight"] == 0.0
         assert "tn_weight" not in a.objective_params
         assert dataclasses.replace(b, objective_params=a.objective_params) == a  # every other field
@@ -58,7 +66,6 @@ def test_table5_shows_both_simcse_rows_and_the_claim_compares_the_matched_one():
     """Both SimCSE rows stand next to the paper's SimCSE; only the matched one answers to the claim's "SimCSE" cell."""
     import json
 
-    from sentemb import settings
     from sentemb.report.claims import from_reproduced, load_claims, lookup_seeds
 
     folder = settings.REPO_ROOT / "results" / "runs" / "small"
@@ -83,19 +90,28 @@ def test_the_official_settings_carry_into_the_spec():
     assert spec.dropout == 0.00025 and spec.weight_decay == 0.01 and spec.lr_schedule == "constant"
     assert spec.grad_clip == 0.0 and spec.batch_size == 64 and spec.eval_every == 100 and spec.precision == "fp32"
     assert spec.train_data == "wiki1m_for_simcse+sickr" and spec.pooler == "cls_before_pooler"
-    assert spec.objective_params == {"clamp_negative_cosine": True, "halve_norm_term": False, "icnce": True,
-                                     "ictn": True, "nce": True, "temperature": 0.05}
+    assert spec.objective_params == {
+        "clamp_negative_cosine": True,
+        "halve_norm_term": False,
+        "icnce": True,
+        "ictn": True,
+        "nce": True,
+        "temperature": 0.05,
+    }
     assert grid("small")["tncse"][0].train_data == "wiki_sentences_combined+sickr"
     assert grid("small")["tncse_wiki"][0].train_data == "wiki_sentences_combined"
 
 
 def test_the_small_profile_without_extended_keeps_the_core_rows():
-    assert set(grid("small", extended=False)) == set(CORE)
-    assert set(grid("smoke", extended=False)) == set(grid("smoke"))
+    assert set(PAPER.grid("small")) == set(grid("small", extended=False)) == set(CORE)
+    assert set(PAPER.grid("smoke")) == set(grid("smoke"))
+    assert {n: [s.run_id for s in v] for n, v in PAPER.grid(get_profile("full")).items()} == {
+        n: [s.run_id for s in v] for n, v in grid("full").items()
+    }
 
 
 def test_every_table_and_figure_has_a_status():
-    table = report.coverage()
+    table = PAPER.coverage()
     assert len(table) == 13 and table["status"].str.len().gt(0).all()
 
 
@@ -103,16 +119,31 @@ def test_an_item_whose_extended_rows_have_no_records_says_so():
     record = {"run_id": "x"}
     records = {name: [] for name in grid("smoke")}
     records.update(simcse=[record], ensemble=[record], tncse=[record], simcse_sickr=[record])
-    table = report.coverage(records, {"mteb_simcse": {}}).set_index("item")
-    assert table.loc["Table 5", "status"] == "partly" and "tncse_single" in table.loc["Table 5", "where / why"]
-    assert table.loc["Table 4", "status"] == "partly" and "loss_ictn" in table.loc["Table 4", "where / why"]
-    assert table.loc["Table 2", "status"] == "partly" and "no records yet for tncse" in table.loc["Table 2", "where / why"]
+    table = PAPER.coverage(records, {"mteb_simcse": {}}).set_index("item")
+    why = table["where / why"]
+    assert table.loc["Table 5", "status"] == "partly" and "tncse_single" in why["Table 5"]
+    assert table.loc["Table 4", "status"] == "partly" and "loss_ictn" in why["Table 4"]
+    assert table.loc["Table 2", "status"] == "partly" and "no records yet for tncse" in why["Table 2"]
     records.update(simcse_sickr=[], tncse_single=[])
-    assert report.coverage(records, {}).set_index("item").loc["Table 5", "status"] == "not run"
+    assert PAPER.coverage(records, {}).set_index("item").loc["Table 5", "status"] == "not run"
     for name in records:
         records[name] = [record]
-    full = report.coverage(records, {"mteb_simcse": {}, "mteb_tncse": {}}).set_index("item")
-    assert full.loc["Table 4", "status"] == report.COVERAGE["Table 4"][0]
+    full = PAPER.coverage(records, {"mteb_simcse": {}, "mteb_tncse": {}}).set_index("item")
+    assert full.loc["Table 4", "status"] == PAPER.coverage_items["Table 4"][0]
+
+
+def test_the_claims_that_cannot_be_tested_offline_are_not_run_with_their_reason():
+    import pandas as pd
+
+    from sentemb.report.claims import load_claims
+
+    path = settings.REPO_ROOT / "results" / "tncse" / "small" / "claims.csv"
+    if not path.is_file():
+        pytest.skip("no committed small-profile claims yet")
+    claims = pd.read_csv(path, dtype=str, keep_default_na=False).set_index("claim")
+    assert set(PAPER.not_testable) <= {c["id"] for c in load_claims("tncse")}
+    for claim, reason in PAPER.not_testable.items():
+        assert (claims.loc[claim, "status"], claims.loc[claim, "detail"]) == ("not run", reason), claim
 
 
 def test_figure2_is_eq3(tmp_path, monkeypatch):
@@ -137,15 +168,6 @@ def test_layernorm_removal_replaces_the_last_k_and_leaves_the_model_alone():
     assert all(r["mean_cls_norm"] > 0 for r in result["rows"])
 
 
-def test_committed_small_records_match_the_grid():
-    """The small profile's committed core records are the grid's runs (a changed spec would orphan them); skipped
-    until TNCSE's small-profile tables are committed."""
-    from conftest import require_committed_small_records
-
-    run_ids = [spec.run_id for specs in grid("small", extended=False).values() for spec in specs]
-    require_committed_small_records("tncse", run_ids)
-
-
 def test_every_table4_row_runs_every_headline_seed():
     """Each Table 4 row is a cell of the argmax claim ``full-loss-best``: one-seed cells would leave it inconclusive."""
     small = grid("small")
@@ -158,11 +180,18 @@ def test_figure4_is_the_same_bytes_at_every_execution():
     """Seaborn jitters strip plots with numpy's global RNG: a jittered Figure 4 changed at every notebook run."""
     import pandas as pd
 
-    rows = [{"column": "Avg.", "row": label, "seeds": "42;43;44", "values": ";".join(str(v + d) for d in (0, 0.1, 0.2)),
-             "run_ids": f"{name}42;{name}43;{name}44"}
-            for (name, (label, _)), v in zip(report.TABLE1_ROWS.items(), (75.8, 75.9, 75.7))]
+    rows = [
+        {
+            "column": "Avg.",
+            "row": label,
+            "seeds": "42;43;44",
+            "values": ";".join(str(v + d) for d in (0, 0.1, 0.2)),
+            "run_ids": f"{name}42;{name}43;{name}44",
+        }
+        for (name, (label, _)), v in zip(report.TABLE1_ROWS.items(), (75.8, 75.9, 75.7))
+    ]
     table1 = pd.DataFrame(rows)
     png = lambda paths: next(p for p in paths if p.suffix == ".png").read_bytes()  # noqa: E731
-    first = png(report.figure4(table1, pd.DataFrame(), "smoke"))
+    first = png(report.figure4(table1, "smoke"))
     np.random.seed(None)  # whatever the global RNG holds
-    assert png(report.figure4(table1, pd.DataFrame(), "smoke")) == first
+    assert png(report.figure4(table1, "smoke")) == first

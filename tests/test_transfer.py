@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from conftest import needs_mirror
 from scipy.stats import spearmanr
 from sklearn.model_selection import StratifiedKFold
 
-from conftest import needs_mirror
 from sentemb.data.transfer import Split, load_transfer_task
 from sentemb.errors import ConfigError
 from sentemb.evaluate import transfer
@@ -33,7 +33,10 @@ def test_classifier_protocols_reach_100_percent_on_a_separable_task():
 
 def test_folds_and_results_are_deterministic():
     x, y = _separable(60, seed=1)
-    folds = lambda: [te.tolist() for _, te in StratifiedKFold(3, shuffle=True, random_state=1111).split(x, y)]
+
+    def folds():
+        return [te.tolist() for _, te in StratifiedKFold(3, shuffle=True, random_state=1111).split(x, y)]
+
     assert folds() == folds()
     noisy = x + np.random.RandomState(2).randn(*x.shape).astype(np.float32) * 4
     assert transfer.cross_validation(noisy, y, 3, FAST) == transfer.cross_validation(noisy, y, 3, FAST)
@@ -48,12 +51,28 @@ def test_tasks_fitted_in_worker_processes_give_the_results_of_one_process(monkey
     words = [f"w{i}" for i in range(120)]
     lookup = {w: rng.randn(6).astype(np.float32) for w in words}
     y = np.arange(120) % 2
-    tasks = [TransferTask("CV", "cv", 2, {"all": Split(tuple(words), y)}),
-             TransferTask("PAIRS", "kfold", 2, {"train": Split(tuple(words[:90]), y[:90], tuple(words[30:])),
-                                                "test": Split(tuple(words[90:]), y[90:], tuple(words[:30]))}),
-             TransferTask("SPLIT", "split", 2, {"train": Split(tuple(words[:80]), y[:80]),
-                                                "dev": Split(tuple(words[80:100]), y[80:100]),
-                                                "test": Split(tuple(words[100:]), y[100:])})]
+    tasks = [
+        TransferTask("CV", "cv", 2, {"all": Split(tuple(words), y)}),
+        TransferTask(
+            "PAIRS",
+            "kfold",
+            2,
+            {
+                "train": Split(tuple(words[:90]), y[:90], tuple(words[30:])),
+                "test": Split(tuple(words[90:]), y[90:], tuple(words[:30])),
+            },
+        ),
+        TransferTask(
+            "SPLIT",
+            "split",
+            2,
+            {
+                "train": Split(tuple(words[:80]), y[:80]),
+                "dev": Split(tuple(words[80:100]), y[80:100]),
+                "test": Split(tuple(words[100:]), y[100:]),
+            },
+        ),
+    ]
     one = transfer.score(tasks, lookup, FAST, workers=1)
     monkeypatch.setattr(transfer, "MIN_EXAMPLES_FOR_WORKERS", 0)
     assert transfer.score(tasks, lookup, FAST, workers=2) == one
@@ -90,8 +109,9 @@ def test_suite_encodes_each_sentence_once_and_reports_missing_probing_data(monke
     assert len(calls) == 1 and len(calls[0]) == len(set(calls[0])) == len(lookup)
     assert "an extra one ." in lookup and "sts_simcse" in results
     probing = results["transfer"]["tasks"]
-    assert len(probing) == 10 and all(r["status"] == "not run" and "data unavailable" in r["reason"]
-                                      for r in probing.values())
+    assert len(probing) == 10 and all(
+        r["status"] == "not run" and "data unavailable" in r["reason"] for r in probing.values()
+    )
 
 
 def test_bad_groups_and_protocols_are_clear_errors():
@@ -111,8 +131,11 @@ def test_transfer_loaders_follow_senteval():
     assert trec.nclasses == 6 and len(trec.splits["train"].first) == 5452 and len(trec.splits["test"].first) == 500
     mrpc = load_transfer_task("MRPC")
     assert mrpc.is_pair and len(mrpc.splits["train"].first) == 4076 and len(mrpc.splits["test"].first) == 1725
-    assert {k: len(v.first) for k, v in load_transfer_task("SST2").splits.items()} == \
-        {"train": 67349, "dev": 872, "test": 1821}
+    assert {k: len(v.first) for k, v in load_transfer_task("SST2").splits.items()} == {
+        "train": 67349,
+        "dev": 872,
+        "test": 1821,
+    }
 
 
 @needs_mirror

@@ -10,9 +10,9 @@ from its best checkpoint; :mod:`sentemb.runs.derived`).
   rated above 4, uniformity over all its sentences (:func:`sentemb.analysis.stsb.align_uniform`).
 - The cosine similarity of every STS-B test pair (Figure 4 bins them by gold rating).
 
-Every embedding of one record is computed at one precision, ``MTEB_PRECISION[profile]``: fp32 on every profile
-(the small profile used bf16 autocast before issue 15; on the untrained all-MiniLM-L6-v2 ([CLS]) the 11-task average
-moved from 70.230 (fp32) to 70.228 (bf16)). Time per record on 2 CPU cores: see the paper's README.
+Every embedding is computed at one precision, ``MTEB_PRECISION``, fp32 on every profile (under bf16 autocast the
+untrained all-MiniLM-L6-v2's ([CLS]) 11-task average was 70.228, against 70.230 in fp32). A profile that only
+exercises the paths (smoke) runs the STS tasks only. Time per record on 2 CPU cores: see the paper's README.
 """
 
 from __future__ import annotations
@@ -22,20 +22,20 @@ import warnings
 import numpy as np
 
 from sentemb.analysis.stsb import align_uniform
-from sentemb.data.sts import load_task
 from sentemb.data.mteb_mirror import MIRROR_TASKS
+from sentemb.data.sts import load_task
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS, run_mteb
 from sentemb.evaluate.sts import cosine_scores
+from sentemb.profiles import get_profile
 from sentemb.runs.derived import ensure_derived
 from sentemb.runs.execute import ENCODE_BATCH
 from sentemb.spec import RunSpec
 
 ANALYSIS = "mteb_and_geometry"
-MTEB_PRECISION = {"smoke": "fp32", "small": "fp32", "full": "fp32"}
+MTEB_PRECISION = "fp32"
 # smoke: the STS tasks only (the classification tasks' logistic regressions take ~25 s per model even for the tiny
 # random BERT); the adapter's classification path has its own tests
 STS_TASKS = tuple(t for t, category in TABLE4_TASKS.items() if category == "STS")
-MTEB_TASKS = {"smoke": STS_TASKS, "small": tuple(TABLE4_TASKS), "full": tuple(TABLE4_TASKS)}
 
 
 def compute(encoder, spec: RunSpec, precision: str, tasks: tuple[str, ...]) -> dict:
@@ -49,15 +49,28 @@ def compute(encoder, spec: RunSpec, precision: str, tasks: tuple[str, ...]) -> d
         with warnings.catch_warnings():  # mteb's protocol as it is: no notes on superseded task versions, and
             warnings.simplefilter("ignore")  # scikit-learn's convergence/undefined-metric notes on its regressions
             mteb = run_mteb(encoder, lookup=None, tasks=list(tasks), batch_size=ENCODE_BATCH, precision=precision)
-    return {"precision": precision, "mteb": mteb, "stsb_test": {
-        **geometry, "cosines": [round(float(c), 6) for c in cosines], "gold": [float(g) for g in test.scores]}}
+    return {
+        "precision": precision,
+        "mteb": mteb,
+        "stsb_test": {
+            **geometry,
+            "cosines": [round(float(c), 6) for c in cosines],
+            "gold": [float(g) for g in test.scores],
+        },
+    }
 
 
 def mteb_and_geometry(record: dict, run_missing: bool = True, progress: bool = False) -> dict:
     """The derived record of one run (computed when missing and ``run_missing``)."""
-    precision, tasks = MTEB_PRECISION[record["profile"]], MTEB_TASKS[record["profile"]]
+    tasks = STS_TASKS if get_profile(record["profile"]).exercises_only else tuple(TABLE4_TASKS)
     offline = sum(t in MIRROR_TASKS for t in TABLE4_TASKS)
     shown = f"Table 4 (56; offline: the mirror's {offline})" if tasks == tuple(TABLE4_TASKS) else list(tasks)
-    params = {"precision": precision, "tasks": shown, "stsb_split": "test"}
-    return ensure_derived(record, ANALYSIS, params, lambda encoder, spec: compute(encoder, spec, precision, tasks),
-                          run_missing=run_missing, progress=progress)
+    params = {"precision": MTEB_PRECISION, "tasks": shown, "stsb_split": "test"}
+    return ensure_derived(
+        record,
+        ANALYSIS,
+        params,
+        lambda encoder, spec: compute(encoder, spec, MTEB_PRECISION, tasks),
+        run_missing=run_missing,
+        progress=progress,
+    )

@@ -1,38 +1,20 @@
 """The non-contrastive paper's experiments (Farina & Pappadopulo, 2024), written with its own settings; a profile
 scales them.
 
-Sources: §3 (Barlow Twins Eq. 2 and VICReg Eq. 3 on a projector Linear-BN-ReLU, Linear-BN-ReLU, Linear of width
-8192; [CLS] embeddings; augmentations dropout p, shuffle p, EDA alpha applied to both branches), Appendix A (batch
-256, 2 epochs, STS-B dev every 60 steps; Barlow Twins scanned on a grid, VICReg with SMAC, 50 jobs per augmentation
-value; Table 3's domains are lost in extraction), Table 1 (the augmentation values), Table 6 (the rows compared on
-MTEB). The learning rates, the loss coefficients and their domains were lost in extraction
-(``reported/text_hparams.csv``): the grids below are ours, chosen around Barlow Twins' and VICReg's image defaults,
-and every table says so.
+Sources: §3 (Barlow Twins Eq. 2, VICReg Eq. 3, the 8192-wide projector, [CLS], the augmentations), Appendix A (batch
+256, 2 epochs, STS-B dev every 60 steps; Barlow Twins on a grid, VICReg with SMAC), Tables 1 and 6. The learning
+rates, the loss coefficients and their domains were lost in extraction: the grids (``BT_LAMBDAS``, ``BT_LRS``,
+``VICREG_DOMAIN``) are ours, and every table says so.
 
-The experiment has two stages, so its grid depends on the records already there:
+Two stages, so the grid depends on the records already there:
+1. Scans (Table 1, Figure 1), per method and augmentation value (a cell): Barlow Twins' grid, VICReg's SMAC3 trials
+   (``VICREG_TRIALS``), trial k + 1 proposed after trials 1..k as read from the run records.
+2. Headline rows (Tables 4 and 6, Figure 4), once a method's scan is complete: BT and VICReg at their best dropout
+   and shuffle cells, "BT (NLI)", and the SimCSE grid's ``unsup`` run. Their MTEB scores are derived records
+   (:mod:`papers.noncontrastive.analyses`).
 
-1. **Scans** (Table 1, Figure 1). Per method and augmentation value (a *cell*):
-   - Barlow Twins: a grid over lambda (``BT_LAMBDAS``) x learning rate (``BT_LRS``);
-   - VICReg: SMAC3 (``smac`` 2.x, its hyperparameter-optimisation facade, seeded) over the invariance and
-     variance coefficients and the learning rate (``VICREG_DOMAIN``), the covariance coefficient fixed at 1 (App.
-     A.2 fixes one of the three; which one is lost), ``VICREG_TRIALS[profile]`` trials per cell, the first half
-     from SMAC's initial (Sobol) design, the rest proposed by its random-forest model. SMAC proposes trial k + 1
-     after being told trials 1..k, which are read from the run records (in the order they were run), so a rerun
-     runs only what is missing and the records alone define the scan.
-   Every trial is a full training run of the profile scored by its best STS-B dev Spearman (checkpoint selection,
-   App. A), with an STS-B-dev-only final evaluation.
-2. **Headline rows** (Tables 4 and 6, Figure 4), once a method's scan is complete: BT and VICReg at their best
-   dropout cell and best shuffle cell (the best trial's spec; the trial itself is seed 42, the other seeds are
-   new runs), BT on positive pairs ("BT (NLI)": SNLI entailment pairs, with the best dropout trial's lambda and
-   learning rate), and unsupervised SimCSE: the SimCSE grid's ``unsup`` run (same spec, same run id, one record).
-   Their MTEB scores are derived records (:mod:`papers.noncontrastive.analyses`).
-
-Cells: on the small profile the headline rows take their best trial from the ``SMALL_HEADLINE_CELLS`` (dropout 0.1,
-shuffle 0.3) only, so the extended scan never changes them (full: from every Table 1 cell). Without ``--extended``
-the small profile scans the ``CORE_CELLS`` (dropout 0.1; its shuffle 0.3 cell and shuffle headline rows would put the
-whole archive past its 3-hour budget from scratch, issue 19); ``--extended`` adds shuffle 0.3 and the other Table 1
-values (dropout 0.05 and 0.2, EDA 0.1 and 0.2, shuffle 0.05, 0.1, 0.2, 0.5); smoke scans the headline cells and EDA
-0.1; full scans every Table 1 cell.
+Cells: the small profile scans ``CORE_CELLS`` without ``--extended``, and its headline rows take their best trial
+from ``SMALL_HEADLINE_CELLS`` only. SMAC's design and every profile's cells: README.md, "The runs".
 """
 
 from __future__ import annotations
@@ -43,21 +25,32 @@ from typing import Callable
 from papers.noncontrastive import smac_proposal
 from papers.simcse.experiments import paper_grid as simcse_paper_grid
 from sentemb.errors import SentembError
-from sentemb.profiles import get_profile
+from sentemb.profiles import Profile, get_profile
 from sentemb.runs import store
 from sentemb.selection import best_of, worst_if_nan
 from sentemb.spec import RunSpec
 
 METHODS = ("barlow_twins", "vicreg")
 METHOD_LABEL = {"barlow_twins": "Barlow Twins", "vicreg": "VICReg"}
-TABLE1_CELLS = (("dropout", 0.05), ("dropout", 0.1), ("dropout", 0.2), ("eda", 0.1), ("eda", 0.2),
-                ("shuffle", 0.05), ("shuffle", 0.1), ("shuffle", 0.2), ("shuffle", 0.3), ("shuffle", 0.5))
+TABLE1_CELLS = (
+    ("dropout", 0.05),
+    ("dropout", 0.1),
+    ("dropout", 0.2),
+    ("eda", 0.1),
+    ("eda", 0.2),
+    ("shuffle", 0.05),
+    ("shuffle", 0.1),
+    ("shuffle", 0.2),
+    ("shuffle", 0.3),
+    ("shuffle", 0.5),
+)
 SMALL_HEADLINE_CELLS = (("dropout", 0.1), ("shuffle", 0.3))  # where the small headline rows take their best trial
 # The small profile's scan without --extended: the shuffle cell (8 trials) and its 4 headline runs take about 30 min
-# on 2 cores (150 s per run), half an hour the whole archive lacks under its 3-hour budget from scratch (issue 19).
+# on 2 cores (150 s per run), half an hour the whole archive lacks under its 3-hour budget from scratch.
 CORE_CELLS = (("dropout", 0.1),)
 PAPER_PROJECTOR_WIDTH = 8192  # §3
-PROJECTOR_WIDTH = {"full": 8192, "small": 2048, "smoke": 128}  # small: benchmarks/bench_noncontrastive_projector.py
+# Keyed by profile name: each profile's own size (small: benchmarks/bench_noncontrastive_projector.py).
+PROJECTOR_WIDTH = {"full": 8192, "small": 2048, "smoke": 128}
 BT_LAMBDAS = (0.005, 0.02)
 BT_LRS = (3e-5, 1e-4)
 # Log-uniform. VICReg's image defaults are 25, 25 and 1 (the fixed covariance weight); Eq. 3's invariance term sums
@@ -65,21 +58,33 @@ BT_LRS = (3e-5, 1e-4)
 # W = 2048) here: the invariance domain reaches down to 0.01 to contain both readings. lr: around BT_LRS.
 VICREG_DOMAIN = {"invariance_weight": (0.01, 50.0), "variance_weight": (1.0, 50.0), "lr": (1e-5, 2e-4)}
 VICREG_COVARIANCE = 1.0
-VICREG_TRIALS = {"full": 50, "small": 4, "smoke": 2}  # App. A.2: 50 SMAC jobs per augmentation value
+VICREG_TRIALS = {"full": 50, "small": 4, "smoke": 2}  # by profile name, as above; App. A.2: 50 SMAC jobs per value
 SMAC_SEED = 0
 NAN_COST = 100.0  # a trial that scored NaN: the cost of the worst possible score (Spearman -1, x 100)
 
 HEADLINE_ROWS = ("simcse", "bt_dropout", "bt_shuffle", "vicreg_dropout", "vicreg_shuffle", "bt_nli")
-HEADLINE_LABEL = {"simcse": "SimCSE", "bt_dropout": "Barlow Twins (dropout)", "bt_shuffle": "Barlow Twins (shuffle)",
-                  "vicreg_dropout": "VICReg (dropout)", "vicreg_shuffle": "VICReg (shuffle)",
-                  "bt_nli": "Barlow Twins (NLI)"}
+HEADLINE_LABEL = {
+    "simcse": "SimCSE",
+    "bt_dropout": "Barlow Twins (dropout)",
+    "bt_shuffle": "Barlow Twins (shuffle)",
+    "vicreg_dropout": "VICReg (dropout)",
+    "vicreg_shuffle": "VICReg (shuffle)",
+    "bt_nli": "Barlow Twins (NLI)",
+}
 
 _SIMCSE = simcse_paper_grid()["unsup"]
 # Appendix A: batch 256, 2 epochs (of wiki1m: 2 x 10^6 / 256 = 7,813 steps), STS-B dev every 60 steps. The learning
 # rate is scanned; 3e-5 is this grid's centre (SimCSE's for BERT-base), not a value of the paper.
 _PAPER = dataclasses.replace(
-    _SIMCSE, pooler="cls_before_pooler", batch_size=256, steps=2 * 1_000_000 // 256, eval_every=60,
-    final_eval="stsb_dev", analysis_splits=("dev",), notes="")
+    _SIMCSE,
+    pooler="cls_before_pooler",
+    batch_size=256,
+    steps=2 * 1_000_000 // 256,
+    eval_every=60,
+    final_eval="stsb_dev",
+    analysis_splits=("dev",),
+    notes="",
+)
 
 
 def cell_name(augmentation: str, strength: float) -> str:
@@ -93,18 +98,26 @@ def cell_label(augmentation: str, strength: float) -> str:
 
 
 def _params(augmentation: str, strength: float) -> dict:
-    return {"augmentation": "dropout", "strength": 0.0} if augmentation == "dropout" else \
-        {"augmentation": augmentation, "strength": strength}
+    return (
+        {"augmentation": "dropout", "strength": 0.0}
+        if augmentation == "dropout"
+        else {"augmentation": augmentation, "strength": strength}
+    )
 
 
-def trial_spec(profile: str, method: str, augmentation: str, strength: float, lr: float, seed: int | None = None,
-               **coefficients) -> RunSpec:
+def trial_spec(
+    profile: str, method: str, augmentation: str, strength: float, lr: float, seed: int | None = None, **coefficients
+) -> RunSpec:
     """One scan trial on ``profile``: ``method`` with a cell's augmentation, a learning rate and loss coefficients."""
     paper = dataclasses.replace(
-        _PAPER, objective=method, lr=lr, dropout=strength if augmentation == "dropout" else None,
+        _PAPER,
+        objective=method,
+        lr=lr,
+        dropout=strength if augmentation == "dropout" else None,
         objective_params={"projector_width": PAPER_PROJECTOR_WIDTH, **_params(augmentation, strength), **coefficients},
-        notes=f"{METHOD_LABEL[method]}, {cell_name(augmentation, strength)}")
-    scaled = get_profile(profile).scale(paper, seed if seed is not None else None)
+        notes=f"{METHOD_LABEL[method]}, {cell_name(augmentation, strength)}",
+    )
+    scaled = get_profile(profile).scale(paper, seed)
     return scaled.with_params(projector_width=PROJECTOR_WIDTH[profile])
 
 
@@ -112,10 +125,16 @@ def nli_spec(profile: str, best_dropout_trial: RunSpec, seed: int) -> RunSpec:
     """BT on positive pairs (Table 6 "BT (NLI)"), with the best dropout trial's lambda and learning rate."""
     params = best_dropout_trial.objective_params
     paper = dataclasses.replace(
-        _PAPER, objective="barlow_twins_pairs", lr=best_dropout_trial.lr, train_data="nli_for_simcse",
-        objective_params={"projector_width": PAPER_PROJECTOR_WIDTH,
-                          "off_diagonal_weight": params["off_diagonal_weight"]},
-        notes="Barlow Twins on SNLI entailment pairs (the paper: NLI pairs)")
+        _PAPER,
+        objective="barlow_twins_pairs",
+        lr=best_dropout_trial.lr,
+        train_data="nli_for_simcse",
+        objective_params={
+            "projector_width": PAPER_PROJECTOR_WIDTH,
+            "off_diagonal_weight": params["off_diagonal_weight"],
+        },
+        notes="Barlow Twins on SNLI entailment pairs (the paper: NLI pairs)",
+    )
     return get_profile(profile).scale(paper, seed).with_params(projector_width=PROJECTOR_WIDTH[profile])
 
 
@@ -123,24 +142,25 @@ SMOKE_CELLS = SMALL_HEADLINE_CELLS + (("eda", 0.1),)  # enough to exercise every
 
 
 def cells(profile: str, extended: bool) -> tuple[tuple[str, float], ...]:
-    """The scanned cells: on the small profile the core ones unless ``extended``; on smoke the headline ones and
-    one EDA cell; every Table 1 cell on the full profile."""
-    if profile == "smoke":
+    """The scanned cells: on a budgeted profile (small) the core ones unless ``extended``; on one that only exercises
+    the paths (smoke) the headline ones and one EDA cell; every Table 1 cell on the full profile."""
+    if get_profile(profile).exercises_only:
         return SMOKE_CELLS
-    return CORE_CELLS if profile == "small" and not extended else TABLE1_CELLS
+    return TABLE1_CELLS if get_profile(profile).runs_all_rows(extended) else CORE_CELLS
 
 
 def headline_cells(profile: str) -> tuple[tuple[str, float], ...]:
-    """Where the headline rows take their best trial: ``SMALL_HEADLINE_CELLS`` on the small profile (with or without
-    ``--extended``), the scanned cells on smoke and full."""
-    return SMALL_HEADLINE_CELLS if profile == "small" else cells(profile, extended=False)
+    """Where the headline rows take their best trial: ``SMALL_HEADLINE_CELLS`` on a budgeted profile (small, with or
+    without ``--extended``), the scanned cells on smoke and full."""
+    return SMALL_HEADLINE_CELLS if get_profile(profile).budgeted else cells(profile, extended=False)
 
 
 def bt_trials(profile: str, cell: tuple[str, float]) -> list[RunSpec]:
     """The Barlow Twins grid of a cell: lambda x learning rate (smoke: the first learning rate only)."""
-    lrs = BT_LRS[:1] if profile == "smoke" else BT_LRS
-    return [trial_spec(profile, "barlow_twins", *cell, lr=lr, off_diagonal_weight=lam)
-            for lam in BT_LAMBDAS for lr in lrs]
+    lrs = BT_LRS[:1] if get_profile(profile).exercises_only else BT_LRS
+    return [
+        trial_spec(profile, "barlow_twins", *cell, lr=lr, off_diagonal_weight=lam) for lam in BT_LAMBDAS for lr in lrs
+    ]
 
 
 Lookup = Callable[[RunSpec], "dict | None"]
@@ -157,8 +177,11 @@ def _vicreg_spec(profile: str, cell: tuple[str, float], values: dict) -> RunSpec
 
 def _vicreg_values(spec: dict) -> dict:
     params = spec["objective_params"]
-    return {"invariance_weight": params["invariance_weight"], "variance_weight": params["variance_weight"],
-            "lr": spec["lr"]}
+    return {
+        "invariance_weight": params["invariance_weight"],
+        "variance_weight": params["variance_weight"],
+        "lr": spec["lr"],
+    }
 
 
 def vicreg_history(profile: str, cell: tuple[str, float], records: list[dict]) -> list[dict]:
@@ -237,11 +260,14 @@ def headline(profile: str, scanned: dict, lookup: Lookup) -> dict[str, tuple[Run
     return rows
 
 
-def grid(profile: str, extended: bool = True, records: list[dict] | None = None) -> dict[str, tuple[RunSpec, ...]]:
+def grid(
+    profile: str | Profile, extended: bool = True, records: list[dict] | None = None
+) -> dict[str, tuple[RunSpec, ...]]:
     """Every run known so far on ``profile``, by name: the scan trials (``bt/<cell>/<k>``, ``vicreg/<cell>/<k>``)
     and the headline rows whose scans are complete, given the run records there are (default: the store's). Run
     the missing ones and call again: SMAC proposes the next VICReg trial of each cell and the headline rows appear
     (``python -m sentemb run`` repeats until nothing new appears)."""
+    profile = get_profile(profile).name
     records = store.all_records(profile) if records is None else records
     by_id = {r["run_id"]: r for r in records}
     lookup: Lookup = lambda spec: by_id.get(spec.run_id)  # noqa: E731

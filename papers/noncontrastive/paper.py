@@ -1,28 +1,224 @@
-"""Non-contrastive (Farina & Pappadopulo, 2024): the paper's metadata and hooks (transitional: delegates to ``report.py``)."""
+"""Non-contrastive (Farina & Pappadopulo, 2024): the paper's metadata and hooks.
+
+Its tables and figures are in ``report.py``, its two-stage grid in ``experiments.py`` and its MTEB and geometry
+analyses in ``analyses.py``. The grid depends on the records there are (the scans' trials, then the headline rows
+from their best trials), so :meth:`NonContrastive.collect` runs it to its fixed point; the backbone row ("avg.") is
+the SimCSE grid's run. The derived records cost about 27 min per model on 2 cores: a budgeted profile (small)
+computes the missing ones only with ``extended`` and reads the committed ones either way.
+"""
 
 from __future__ import annotations
 
-from papers.noncontrastive import experiments, report
-from sentemb.paper import Paper
+import pandas as pd
+
+from papers.noncontrastive import experiments as ex
+from papers.noncontrastive import report
+from papers.simcse.experiments import grid as simcse_grid
+from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
+from sentemb.paper import Paper, reported_cell
+from sentemb.profiles import get_profile
+from sentemb.report.claims import from_reproduced, markdown_rows
+from sentemb.report.reproduced import mean_std
+from sentemb.runs import store
+
+OFFLINE = {category: len(tasks) for category, tasks in report.OFFLINE_TASKS.items() if tasks}
+N_OFFLINE = sum(OFFLINE.values())
+OFFLINE_COUNTS = ", ".join(f"{c} ({n} of {sum(v == c for v in TABLE4_TASKS.values())})" for c, n in OFFLINE.items())
+NO_OFFLINE_TASK = ", ".join(c for c, tasks in report.OFFLINE_TASKS.items() if not tasks)
+# Claims are stated for BERT and RoBERTa; the small profile has one substitute backbone for both (all-MiniLM-L6-v2),
+# so every claim is tested on its rows, whichever block it names (directions, not magnitudes).
+CLAIM_GROUPS = ("BERT", "RoBERTa")
 
 
 class NonContrastive(Paper):
     name = "noncontrastive"
     title = "Non-contrastive (Farina & Pappadopulo, 2024)"
-    citation = "Marco Farina, Duccio Pappadopulo. Non-contrastive sentence representations via self-supervision. Findings of NAACL 2024"
+    citation = (
+        "Marco Farina, Duccio Pappadopulo. Non-contrastive sentence representations via self-supervision. "
+        "Findings of NAACL 2024"
+    )
     official_code = "none (no public code found)"
+    not_run_reason = (
+        "not run: outside the small profile's budget (./run_all.sh --paper noncontrastive --extended "
+        "scans every Table 1 cell)"
+    )
+    coverage_items = {
+        "Table 1": (
+            "partly",
+            "results/noncontrastive/<profile>/table1.csv (+ table1_trials.csv): all ten cells, 4 "
+            "trials per cell for the paper's 50 (column n_trials); from scratch the small profile scans the "
+            "dropout 0.1 cell, and --extended the other nine (shuffle 0.3 among them; all ten are recorded); "
+            "MiniLM for BERT and RoBERTa",
+        ),
+        "Table 2": (
+            "not identifiable",
+            "caption and content are not in the extracted text (only the numbering implies it)",
+        ),
+        "Table 3": (
+            "not applicable",
+            "the scan domains are lost in extraction; ours are in papers/noncontrastive/"
+            "experiments.py (BT_LAMBDAS, BT_LRS, VICREG_DOMAIN)",
+        ),
+        "Table 4": (
+            "partly",
+            f"results/noncontrastive/<profile>/table4.csv: the {N_OFFLINE} MTEB tasks that run "
+            f"offline ({OFFLINE_COUNTS}); the other {len(TABLE4_TASKS) - N_OFFLINE} are listed as not run, "
+            "with why",
+        ),
+        "Table 5": (
+            "not identifiable",
+            "caption and content are not in the extracted text (only the numbering implies it)",
+        ),
+        "Table 6": (
+            "partly",
+            f"results/noncontrastive/<profile>/table6.csv: {OFFLINE_COUNTS}, Avg. ({N_OFFLINE} of "
+            f"{len(TABLE4_TASKS)}), alignment, uniformity (Δ only where both sides average the same tasks); "
+            f"{NO_OFFLINE_TASK}: no task offline; BT (WikiAuto) is not run (WikiAuto is not offline)",
+        ),
+        "Figure 1": ("reproduced (small scan)", "figures/noncontrastive/<profile>/figure1_bt_lambda.*"),
+        "Figure 2": ("not identifiable", "not referenced in the extracted text (only the numbering implies it)"),
+        "Figure 3": ("not identifiable", "not referenced in the extracted text (only the numbering implies it)"),
+        "Figure 4": ("reproduced", "figures/noncontrastive/<profile>/figure4_cosine_by_rating.*"),
+        "Text": ("not applicable", "hyperparameters of the running text: used by papers/noncontrastive/experiments.py"),
+    }
 
     def grid(self, profile, extended=False):
-        return experiments.grid(profile, extended=extended)
+        return ex.grid(profile, extended=extended)
+
+    def collect(self, profile, run_missing=True, extended=False, progress=True):
+        """The grid's records (name -> one per seed) and the backbone row's. With ``run_missing`` the grid is run to
+        its fixed point first (scan trials, SMAC's next proposals, then the headline rows); without, a grid row
+        without a record is an empty list."""
+        from sentemb.runs.execute import ensure
+        from sentemb.runs.fixed_point import run_to_fixed_point
+
+        profile = get_profile(profile).name
+        if run_missing:
+
+            def ask():
+                return ex.grid(profile, extended, records=store.all_records(profile, on_broken="recompute"))
+
+            run_to_fixed_point(ask, lambda name, spec: ensure(spec, run_missing=True, progress=progress))
+        stored = store.all_records(profile, on_broken="recompute" if run_missing else "raise")
+        by_id = {r["run_id"]: r for r in stored}
+        records = {
+            name: [by_id[s.run_id] for s in group if s.run_id in by_id]
+            for name, group in ex.grid(profile, extended=True, records=stored).items()
+        }
+        backbone = simcse_grid(profile)["backbone_avg"][0]
+        records[report.BACKBONE_ROW] = [ensure(backbone, run_missing=run_missing, progress=progress)]
+        return records
+
+    def derived(self, records, profile, run_missing=True, extended=False):
+        """The MTEB + STS-B test geometry record of every seed of the headline rows and the backbone that has one;
+        missing ones are computed with ``run_missing`` where the profile runs every row (small: ``extended``)."""
+        from papers.noncontrastive import analyses
+        from sentemb.runs.derived import derived_of_each
+
+        compute = run_missing and get_profile(profile).runs_all_rows(extended)
+        return {
+            name: derived_of_each(records[name], analyses.mteb_and_geometry, compute)
+            for name in report.headline_names(records)
+        }
 
     def tables(self, records, derived_records, profile):
-        raise NotImplementedError("transitional")
+        trials = report.table1_trials(records)
+        return {
+            "table1": report.table1(trials),
+            "table1_trials": trials,
+            "table4": report.table4(records, derived_records),
+            "table4_not_run": report.not_run_tasks(derived_records),
+            "table6": report.table6(records, derived_records),
+            "figure4_buckets": report.bucket_separation(derived_records),
+        }
 
     def claim_cells(self, tables, records):
-        raise NotImplementedError("transitional")
+        """Tables 1 and 6's reproduced cells, the MiniLM rows standing for the BERT and the RoBERTa blocks alike."""
+        parts = [from_reproduced(tables[t]) for t in ("table1", "table6") if not tables[t].empty]
+        reproduced = (
+            pd.concat(parts, ignore_index=True)
+            if parts
+            else pd.DataFrame(columns=["table", "group", "row", "column", "value", "values"])
+        )
+        copies = []
+        for group in CLAIM_GROUPS:
+            t6 = reproduced[reproduced["table"] == "Table 6"].copy()
+            t6 = t6[t6["group"] != group]
+            t6["group"] = group
+            copies.append(t6)
+            t1 = reproduced[reproduced["table"] == "Table 1"].copy()
+            t1["group"] = t1["group"].str.replace(" / BERT", f" / {group}")
+            copies.append(t1[t1["group"].str.endswith(group)])
+        table = pd.concat([reproduced] + copies, ignore_index=True)
+        return table.drop_duplicates(subset=["table", "group", "row", "column"], keep="first")
+
+    def claims(self, tables, records):
+        """The claims' verdicts; a claim that cannot be tested offline (:func:`report.not_testable`) is not run."""
+        verdicts = super().claims(tables, records)
+        for claim, reason in report.not_testable().items():
+            mask = verdicts["claim"] == claim
+            verdicts.loc[mask, ["status", "detail", "effect", "p_value", "n", "test"]] = [
+                "not run",
+                reason,
+                None,
+                None,
+                "",
+                "",
+            ]
+        return verdicts
 
     def summary(self, tables):
-        return report.markdown_summary(tables)
+        lines = []
+        t6 = tables["table6"]
+        if not t6.empty:
+            lines += [
+                "| Table 6 (MTEB, main score x 100) | column | tasks | paper row | reported | reproduced | Δ |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            lines += [
+                f"| {r['row']} | {r['column']} | {r['covers']} | {r['reported_group']} {r['reported_row']} | "
+                f"{reported_cell(r['reported'])} | {mean_std(r)} | {reported_cell(r['delta'], signed=True)} |"
+                for _, r in t6.iterrows()
+            ]
+        t1 = tables["table1"]
+        if not t1.empty:
+            lines += [
+                "",
+                "| Table 1 (STS-B dev, Spearman x 100) | cell | stat | trials | reported (BERT) | reproduced | Δ |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            lines += [
+                f"| {r['group']} | {r['column']} | {r['row']} | {r['n_trials']} | "
+                f"{reported_cell(r['reported'], 1)} | {r['reproduced']:.2f} | "
+                f"{reported_cell(r['delta'], signed=True)} |"
+                for _, r in t1.iterrows()
+            ]
+        lines += [""] + markdown_rows(tables["claims"])
+        return "\n".join(lines).strip()
 
-    def coverage(self):
-        return report.coverage()
+    def figures(self, records, derived_records, profile):
+        """Figure 1 (from the scan's trials, when there are some), then Figure 4."""
+        folder, name = self.output_dirs(profile)[1], get_profile(profile).name
+        trials = report.table1_trials(records)
+        figure1 = [] if trials.empty else report.figure1(trials, name, folder)
+        return figure1 + report.figure4(derived_records, name, folder)
+
+    def not_run(self, records, profile=None, derived_records=None):
+        """The Table 1 cells without trials, with why (the headline runs without derived records:
+        :func:`report.derived_not_run`)."""
+        profile = get_profile(profile or next(r["profile"] for runs in records.values() for r in runs))
+        scanned = {ex.cell_label(*c) for c in ex.cells(profile.name, extended=False)}
+        reason = (
+            self.not_run_reason if profile.budgeted else f"not run: the {profile.name} profile scans {sorted(scanned)}"
+        )
+        with_trials = {
+            ex.cell_label(*parts[1:])
+            for name, runs in records.items()
+            if runs and (parts := report.trial_name_parts(name)) is not None
+        }
+        rows = [
+            {"cell": ex.cell_label(*c), "status": reason}
+            for c in ex.TABLE1_CELLS
+            if ex.cell_label(*c) not in scanned | with_trials
+        ]
+        return pd.DataFrame(rows, columns=["cell", "status"])

@@ -5,8 +5,8 @@ proposed different next trials unless ``PYTHONHASHSEED`` was the same (configura
 and the order in which sets of them are visited follows Python's per-process string hash seed). A scan is
 reproducible only if every process proposes the same trials, so :func:`propose` never runs SMAC in the calling
 process: it asks a worker, ``python -m papers.noncontrastive.smac_proposal`` started once with ``PYTHONHASHSEED=0``
-and one thread, passing the history as JSON. ``tests/test_noncontrastive_paper.py`` checks that callers with different hash
-seeds get the same proposals.
+and one thread, passing the history as JSON. ``tests/test_noncontrastive_paper.py`` checks that callers with
+different hash seeds get the same proposals.
 
 Inside that process (:func:`propose_here`): SMAC's hyperparameter-optimisation facade over ``domain`` (log-uniform
 floats), seeded, with an initial (Sobol) design of ``max(1, n // 2)`` configurations, is told every recorded trial
@@ -30,8 +30,9 @@ from sentemb.errors import SentembError
 MAX_ASKS = 100
 
 
-def propose_here(domain: dict[str, tuple[float, float]], history: list[tuple[dict, float]], n_trials: int,
-                 seed: int) -> dict[str, float]:
+def propose_here(
+    domain: dict[str, tuple[float, float]], history: list[tuple[dict, float]], n_trials: int, seed: int
+) -> dict[str, float]:
     """SMAC's next configuration after ``history`` ([(values, cost)], in run order), in this process."""
     from ConfigSpace import Configuration, ConfigurationSpace, Float
     from smac import HyperparameterOptimizationFacade, Scenario
@@ -43,8 +44,9 @@ def propose_here(domain: dict[str, tuple[float, float]], history: list[tuple[dic
     with tempfile.TemporaryDirectory() as tmp:
         scenario = Scenario(space, deterministic=True, n_trials=n_trials, seed=seed, output_directory=tmp)
         design = HyperparameterOptimizationFacade.get_initial_design(scenario, n_configs=max(1, n_trials // 2))
-        smac = HyperparameterOptimizationFacade(scenario, lambda config, seed=0: 0.0, initial_design=design,
-                                                overwrite=True, logging_level=40)
+        smac = HyperparameterOptimizationFacade(
+            scenario, lambda config, seed=0: 0.0, initial_design=design, overwrite=True, logging_level=40
+        )
         for values, cost in history:
             costs[tuple(values[name] for name in domain)] = cost
             smac.tell(TrialInfo(config=Configuration(space, values=values), seed=0), TrialValue(cost=cost))
@@ -70,9 +72,15 @@ class _Worker:
         if cls.process is None or cls.process.poll() is not None:
             path = os.pathsep.join(p for p in (str(settings.REPO_ROOT), os.environ.get("PYTHONPATH")) if p)
             env = {**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "PYTHONPATH": path}
-            cls.process = subprocess.Popen([sys.executable, "-m", "papers.noncontrastive.smac_proposal"], env=env,
-                                           cwd=settings.REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE, text=True)
+            cls.process = subprocess.Popen(
+                [sys.executable, "-m", "papers.noncontrastive.smac_proposal"],
+                env=env,
+                cwd=settings.REPO_ROOT,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
         cls.process.stdin.write(request + "\n")
         cls.process.stdin.flush()
         answer = cls.process.stdout.readline()
@@ -88,8 +96,9 @@ def _propose_json(request: str) -> str:
     return _Worker.ask(request)
 
 
-def propose(domain: dict[str, tuple[float, float]], history: list[tuple[dict, float]], n_trials: int,
-            seed: int) -> dict[str, float]:
+def propose(
+    domain: dict[str, tuple[float, float]], history: list[tuple[dict, float]], n_trials: int, seed: int
+) -> dict[str, float]:
     """:func:`propose_here` run in the fixed-hash-seed interpreter (see above); the same request is answered once."""
     request = json.dumps({"domain": domain, "history": history, "n_trials": n_trials, "seed": seed})
     answer = json.loads(_propose_json(request))

@@ -1,16 +1,19 @@
-"""The one analysis the overview adds: the 7 STS tasks for runs whose own final evaluation scored STS-B dev only.
+"""The derived records the comparison reads: the 7 STS tasks of every seed, and the transfer and MTEB records.
 
 The non-contrastive paper's runs (Barlow Twins, VICReg) end with STS-B dev alone (its Table 1 scan reads nothing
 else; its Table 6 reads MTEB's STS tasks through mteb, a different evaluator). The comparison needs every method on
 the same evaluator, so those runs get a derived record with the suite a SimCSE run's final evaluation runs
 (:func:`sentemb.evaluate.suite.evaluate_model`, group ``sts``, SimCSE's protocol, test split, fp32), computed once
-from the run's best checkpoint (trained again when this machine lost it; :mod:`sentemb.runs.derived`).
+from the run's best checkpoint (trained again when this machine lost it; :mod:`sentemb.runs.derived`). Transfer and
+MTEB are the derived records SimCSE's Table E.1 and the non-contrastive paper's Table 4 compute (the same derived
+ids: shared, not recomputed).
 """
 
 from __future__ import annotations
 
 from sentemb.evaluate.suite import evaluate_model
-from sentemb.runs.derived import ensure_derived
+from sentemb.report.reproduced import derived_sts_record
+from sentemb.runs.derived import NotRun, derived_of_each, ensure_derived
 from sentemb.runs.execute import ENCODE_BATCH
 from sentemb.spec import RunSpec
 
@@ -24,11 +27,50 @@ def has_sts7(record: dict) -> bool:
 
 def sts7(record: dict, run_missing: bool = True) -> dict:
     """The derived record (``result["tasks"]`` as a run's ``metrics["tasks"]``) of the run's 7 STS test scores."""
+
     def compute(encoder, spec: RunSpec) -> dict:
-        results, _ = evaluate_model(lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, precision="fp32"), ["sts"],
-                                    sts_protocols=("simcse",), sts_splits=("test",), synthetic=spec.synthetic_data,
-                                    batch_size=ENCODE_BATCH, precision="fp32")
+        results, _ = evaluate_model(
+            lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, precision="fp32"),
+            ["sts"],
+            sts_protocols=("simcse",),
+            sts_splits=("test",),
+            synthetic=spec.synthetic_data,
+            batch_size=ENCODE_BATCH,
+            precision="fp32",
+        )
         sts = results["sts_simcse"]
         return {"tasks": sts["tasks"], "summary": sts["summary"], "seconds": results["seconds"]}
 
     return ensure_derived(record, ANALYSIS, PARAMS, compute, run_missing=run_missing)
+
+
+def sts_records(records: dict[str, list[dict]], run_missing: bool = True) -> dict[str, list[dict]]:
+    """Method -> one record per seed holding the 7 STS tasks: the run's own, or (a run that scored STS-B dev only)
+    its derived 7-task record in a run's shape (:func:`sts7`; computed when missing only with ``run_missing``); a seed
+    without either is left out."""
+    out = {}
+    for method, runs in records.items():
+        out[method] = []
+        for record in runs:
+            if has_sts7(record):
+                out[method].append(record)
+                continue
+            try:
+                out[method].append(derived_sts_record(sts7(record, run_missing=run_missing), record))
+            except NotRun:
+                pass
+    return out
+
+
+def comparison_records(records: dict[str, list[dict]], run_missing: bool) -> dict[str, dict[str, list[dict]]]:
+    """{"sts": :func:`sts_records`, "transfer": method -> derived records, "mteb": method -> derived records}; a seed
+    without one is left out unless ``run_missing`` (then it is computed: about 1 min (STS), 5 min (transfer) and
+    11 min (MTEB) per model on 2 idle cores, plus 4-6 min to train again a run whose checkpoint this machine lacks)."""
+    from papers.noncontrastive.analyses import mteb_and_geometry
+    from papers.simcse.analyses import transfer
+
+    out = {"sts": sts_records(records, run_missing), "transfer": {}, "mteb": {}}
+    for method, runs in records.items():
+        for kind, compute in (("transfer", transfer), ("mteb", mteb_and_geometry)):
+            out[kind][method] = derived_of_each(runs, compute, run_missing)
+    return out

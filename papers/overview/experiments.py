@@ -16,7 +16,7 @@ from documents); every other method on the same Wikipedia sentences. Learning ra
 
 from __future__ import annotations
 
-from sentemb.runs.paper_grid import paper_grid
+from sentemb.paper import get_paper
 from sentemb.spec import RunSpec
 
 # method label -> (paper, the paper's grid row)
@@ -42,8 +42,11 @@ def grid(profile: str, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
     row here is its paper's ``tncse_wiki`` (Table 6; trained on the same Wikipedia sentences as the other
     unsupervised methods, where TNCSE's core row adds SICK-R's test sentences), which TNCSE keeps outside its
     small-profile budget, so from scratch the overview does not train it either (about 20 min for 3 seeds); its
-    committed records are read either way (:func:`papers.overview.report.collect`)."""
-    grids = {paper: paper_grid(paper, profile, extended) for paper in dict.fromkeys(p for p, _ in METHODS.values())}
+    committed records are read either way (:meth:`sentemb.paper.Paper.collect`)."""
+    grids = {
+        paper: get_paper(paper).grid(profile, extended=extended)
+        for paper in dict.fromkeys(p for p, _ in METHODS.values())
+    }
     return {method: tuple(grids[paper][row]) for method, (paper, row) in METHODS.items() if row in grids[paper]}
 
 
@@ -58,8 +61,19 @@ def budget(specs: dict[str, tuple[RunSpec, ...]]) -> list[dict]:
     for method, group in specs.items():
         spec = group[0]
         paper, row = METHODS[method]
-        rows.append({"method": method, "paper": paper, "row": row, "objective": spec.objective,
-                     "train_data": spec.train_data or "", "steps": spec.steps if spec.trains else 0,
-                     "batch": spec.batch_size if spec.trains else 0, "lr": spec.lr if spec.trains else None,
-                     "max_len": spec.max_len, "pooler": spec.pooler, "seeds": ";".join(str(s.seed) for s in group)})
+        rows.append(
+            {
+                "method": method,
+                "paper": paper,
+                "row": row,
+                "objective": spec.objective,
+                "train_data": spec.train_data or "",
+                "steps": spec.steps if spec.trains else 0,
+                "batch": spec.batch_size if spec.trains else 0,
+                "lr": spec.lr if spec.trains else None,
+                "max_len": spec.max_len,
+                "pooler": spec.pooler,
+                "seeds": ";".join(str(s.seed) for s in group),
+            }
+        )
     return rows

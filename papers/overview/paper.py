@@ -1,9 +1,20 @@
-"""The overview: every paper's methods on one evaluator (transitional: delegates to ``report.py``)."""
+"""The overview: every paper's coverage and claims, and the papers' methods compared on one evaluator.
+
+It reproduces no publication (no claims.yaml, no reported numbers): its grid is the papers' own headline rows
+(:mod:`papers.overview.experiments`), its derived records the evaluations the comparison needs
+(:mod:`papers.overview.analyses`), its tables and figures those of :mod:`papers.overview.report`, its summary
+(the top-level README's table and the overview README's comparison) that of :mod:`papers.overview.summary`.
+"""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from papers.overview import experiments, report
+from papers.overview.summary import markdown_summary
+from sentemb import settings
 from sentemb.paper import Paper
+from sentemb.profiles import get_profile
 
 
 class Overview(Paper):
@@ -11,17 +22,71 @@ class Overview(Paper):
     title = "Overview: the papers' methods side by side"
     citation = "this archive"
     official_code = "none"
+    not_run_reason = "no records: outside its paper's budget (./run_all.sh --paper overview --extended trains it)"
     reproduces = False
     has_claims = False
 
     def grid(self, profile, extended=False):
         return experiments.grid(profile, extended=extended)
 
+    def derived(self, records, profile, run_missing=True, extended=False):
+        """The comparison's derived records, computed when missing only with ``extended`` (on every profile): without
+        it the overview computes nothing of its own and reads the committed ones."""
+        from papers.overview import analyses
+
+        return analyses.comparison_records(records, run_missing and extended)
+
     def tables(self, records, derived_records, profile):
-        raise NotImplementedError("transitional")
+        """The comparison, compute, coverage and claims tables (some empty, e.g. transfer and MTEB before their
+        derived records exist, or the claims before the papers' tables)."""
+        profile, sts, kinds = get_profile(profile).name, derived_records["sts"], tuple(report.DERIVED_TASKS)
+        pairs = [report.pairwise(report.sts_seeds(sts, a), "sts", a) for a in report.PROTOCOLS]
+        pairs += [report.pairwise(report.derived_seeds(kind, derived_records[kind]), kind) for kind in kinds]
+        tables = {
+            "comparison_sts": report.sts_comparison(sts),
+            "comparison_pairwise": pd.concat(pairs, ignore_index=True),
+            **{f"comparison_{k}": report.derived_comparison(k, derived_records[k], records) for k in kinds},
+            "budget": pd.DataFrame(experiments.budget(experiments.grid(profile))),
+            "compute_per_method": report.compute_per_method(records),
+            "compute_per_paper": report.compute_per_paper(profile),
+            "coverage": report.coverage_all(),
+            "claims_all": report.claims_table(profile),
+        }
+        return tables
+
+    def write_tables(self, records, derived_records, profile):
+        """:meth:`tables`, each written to ``results/overview/<profile>/<table>.csv`` unless it has no rows."""
+        from sentemb.report.views import write_csv_tables
+
+        tables = self.tables(records, derived_records or {}, profile)
+        write_csv_tables(self.output_dirs(profile)[0], {k: v for k, v in tables.items() if not v.empty})
+        return tables
 
     def claim_cells(self, tables, records):
-        raise NotImplementedError("transitional")
+        """No cells: the overview evaluates no claims of its own (it gathers the papers')."""
+        return pd.DataFrame()
 
     def summary(self, tables):
-        raise NotImplementedError("transitional")
+        return markdown_summary(tables)
+
+    def figures(self, records, derived_records, profile):
+        """The STS comparison and, where some pairs were tested, the pairwise heatmap."""
+        profile, sts = get_profile(profile).name, derived_records["sts"]
+        folder, pairs = self.output_dirs(profile)[1], report.pairwise(report.sts_seeds(sts, "all"), "sts", "all")
+        paths = report.figure_comparison(sts, profile, folder)
+        return paths + (report.figure_pairwise(pairs, profile, folder) if not pairs.empty else [])
+
+    @staticmethod
+    def wide(table, aggregation=("all", ""), index=("row",), column="column"):
+        """:meth:`Paper.wide` of a comparison table, which holds ``value`` and no reported number."""
+        return Paper.wide(
+            table.rename(columns={"value": "reproduced"}).assign(reported=float("nan")), aggregation, index, column
+        )
+
+    def readme_blocks(self, summary):
+        """The archive's table goes to the top-level README, the methods compared to the overview's own."""
+        archive, comparison = summary.split("\n\n", 1)
+        return {
+            settings.REPO_ROOT / "README.md": archive,
+            settings.REPO_ROOT / "papers" / "overview" / "README.md": comparison,
+        }

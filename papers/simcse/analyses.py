@@ -2,48 +2,40 @@
 
 Each is computed once per run from its best checkpoint and stored next to the run records
 (:mod:`sentemb.runs.derived`: provenance, data sha256, never recomputed; a run whose checkpoint this machine lacks is
-trained again from its spec and the record says so).
+trained again from its spec and the record says so); :func:`derived` gathers those a profile's tables read.
 
-- ``transfer`` (Table E.1; Table D.2's "w/o MLM" transfer average): SentEval's 7 transfer tasks (MR, CR, SUBJ, MPQA,
-  SST-2, TREC, MRPC) on the run's model, in fp32. Protocol as a run's own final evaluation: ``fasttest`` on the smoke
-  and small profiles, ``test`` on the full one (SimCSE Appendix E uses the default SentEval configuration).
-- ``whitening`` (Table C.1; the whitening point of Figures 3, F.1 and G.1): whitening (Su et al., 2021) fitted on NLI
-  sentences ("NLI") or on the STS tasks' test sentences ("target", Appendix C: "directly learns the embedding
-  distribution on the target sets"), then SimCSE's STS protocol. The NLI fit is the record SimCSE++'s Table 4 made
-  for the same backbone (one derived id: :func:`sentemb.runs.whitening_records.whitened_sts`).
-- ``bert_flow`` (Tables C.1 and B.3's SBERT-flow rows): BERT-flow (Li et al., 2020; :mod:`sentemb.evaluate.flow`)
-  fitted on the same NLI or target sentences as the whitening, one record per fit seed
-  (:func:`sentemb.runs.flow_records.flowed_sts`; SimCSE++'s Table 4 shares the NLI ones), then SimCSE's STS protocol.
-  SimCSE re-ran BERT-flow with the official code and scored it with its own script (Appendix C).
-- ``whitened_geometry``: the STS-B geometry of the NLI-whitened embeddings (alignment, uniformity, singular values,
-  cosine by rating: :func:`sentemb.analysis.stsb.analyse`), for the figures' whitening point.
-- ``flowed_geometry``: the same STS-B geometry of the backbone's BERT-flow latents, the flow fitted (seed
-  ``FLOW_SEEDS[0]``) on the NLI sample that Table C.1's flow record of that seed is fitted on (the same cached fit
-  embeddings, so the figures' BERT-flow point pairs its geometry with that record's STS average).
-- ``retrieval_top3`` (Table 8): the 3 nearest premises of each query by cosine, over the SNLI premises of the
-  training data (Flickr30k captions: SNLI's premises are Flickr30k captions; the paper searches all 150k Flickr30k
-  sentences, which are not offline). The queries are the paper's two and ``RANDOM_QUERIES`` premises drawn with a
-  fixed seed.
+- ``transfer`` (Tables E.1, D.2): SentEval's 7 transfer tasks in fp32, ``fasttest`` (smoke, small) or ``test`` (full).
+- ``whitening`` (Table C.1; the figures' whitening point): fitted on NLI sentences or on the STS tasks' test sentences
+  ("target"), then SimCSE's STS protocol; the NLI fit is the record SimCSE++'s Table 4 made for the same backbone.
+- ``bert_flow`` (Tables C.1, B.3): BERT-flow (:mod:`sentemb.evaluate.flow`) on the same fits, one record per fit seed.
+- ``whitened_geometry``, ``flowed_geometry``: the STS-B geometry (:func:`sentemb.analysis.stsb.analyse`) of the
+  NLI-whitened embeddings and of the backbone's BERT-flow latents (fit seed ``FLOW_SEEDS[0]``), for the figures.
+- ``retrieval_top3`` (Table 8): the 3 nearest SNLI premises (Flickr30k captions) of the paper's two queries and
+  ``RANDOM_QUERIES`` seeded ones.
 
-The paper's BERT-flow rows of BERT-base are not run (BERT-base is not offline); the backbone's flow stands for
-SBERT-flow, as its whitening stands for SBERT-whitening.
+BERT-base's flow rows are not run (not offline): the backbone's flow stands for SBERT-flow, as its whitening stands
+for SBERT-whitening. Each analysis in detail: README.md, "Analyses of trained models".
 """
 
 from __future__ import annotations
 
 import random
+from typing import Iterable
 
+from papers.simcse.experiments import WHITENING_FITS, grid
 from sentemb.analysis.retrieval import top_k
 from sentemb.analysis.stsb import analyse
 from sentemb.data.corpora import load_nli_triples, load_rows
 from sentemb.data.sts import ALL_TASKS, load_task
 from sentemb.evaluate.flow import BertFlow, FlowConfig
 from sentemb.evaluate.post_processed import ENCODE_BATCH, fit_embeddings
-from sentemb.evaluate.suite import evaluate_model
 from sentemb.evaluate.sts import needed_sentences
+from sentemb.evaluate.suite import evaluate_model
 from sentemb.evaluate.whitening import Whitening
+from sentemb.profiles import Profile, get_profile
 from sentemb.report.reported import load_reported
 from sentemb.runs.derived import ensure_derived
+from sentemb.runs.execute import NotRun
 from sentemb.runs.flow_records import FLOW_SEEDS, flowed_sts_seeds
 from sentemb.runs.whitening_records import N_WHITENING_FIT, fit_sample, whitened_sts
 from sentemb.spec import RunSpec
@@ -54,8 +46,9 @@ RANDOM_QUERIES = 3
 TOP_K = 3
 
 
-def transfer_mode(profile: str) -> str:
-    return "test" if profile == "full" else "fasttest"
+def transfer_mode(profile: str | Profile) -> str:
+    """SentEval's parameter set: the paper's ("test") where the profile follows the paper, else "fasttest"."""
+    return "test" if get_profile(profile).paper_data else "fasttest"
 
 
 def transfer(record: dict, run_missing: bool = True) -> dict:
@@ -64,12 +57,21 @@ def transfer(record: dict, run_missing: bool = True) -> dict:
     mode = transfer_mode(record["profile"])
 
     def compute(encoder, spec: RunSpec) -> dict:
-        results, _ = evaluate_model(lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, precision="fp32"),
-                                    ["transfer"], transfer_mode=mode, synthetic=spec.synthetic_data)
+        results, _ = evaluate_model(
+            lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, precision="fp32"),
+            ["transfer"],
+            transfer_mode=mode,
+            synthetic=spec.synthetic_data,
+        )
         return {"transfer": results["transfer"], "seconds": results["seconds"], "n_sentences": results["n_sentences"]}
 
-    return ensure_derived(record, "transfer", {"tasks": "simcse_transfer_7", "mode": mode, "precision": "fp32"},
-                          compute, run_missing=run_missing)
+    return ensure_derived(
+        record,
+        "transfer",
+        {"tasks": "simcse_transfer_7", "mode": mode, "precision": "fp32"},
+        compute,
+        run_missing=run_missing,
+    )
 
 
 def target_sentences(synthetic: bool = False) -> list[str]:
@@ -108,13 +110,20 @@ def _stsb_geometry(encoder, spec: RunSpec, transform) -> dict:
 def whitened_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:
     """STS-B geometry (the run's analysis splits) of the run's embeddings whitened on a sample of ``nli_corpus``:
     the same shape as a run record's ``analysis``."""
+
     def compute(encoder, spec: RunSpec) -> dict:
-        fit = fit_embeddings(encoder, fit_sample(load_rows("sentences", nli_corpus)),
-                             {"run_id": spec.run_id, "precision": "fp32"})  # the sample its whitening record encoded
+        fit = fit_embeddings(
+            encoder, fit_sample(load_rows("sentences", nli_corpus)), {"run_id": spec.run_id, "precision": "fp32"}
+        )  # the sample its whitening record encoded
         return _stsb_geometry(encoder, spec, Whitening.fit(fit).transform)
 
-    return ensure_derived(record, "whitened_geometry", {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT},
-                          compute, run_missing=run_missing)
+    return ensure_derived(
+        record,
+        "whitened_geometry",
+        {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT},
+        compute,
+        run_missing=run_missing,
+    )
 
 
 def flowed_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:
@@ -125,15 +134,20 @@ def flowed_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -> 
     seed, config = FLOW_SEEDS[0], FlowConfig()
 
     def compute(encoder, spec: RunSpec) -> dict:
-        fit = fit_embeddings(encoder, fit_sample(load_rows("sentences", nli_corpus)),
-                             {"run_id": spec.run_id, "precision": "fp32"})
+        fit = fit_embeddings(
+            encoder, fit_sample(load_rows("sentences", nli_corpus)), {"run_id": spec.run_id, "precision": "fp32"}
+        )
         flow = BertFlow.fit(fit, seed=seed, config=config)
         geometry = _stsb_geometry(encoder, spec, flow.transform)
         return {**geometry, "n_features": len(flow.features)}
 
-    return ensure_derived(record, "flowed_geometry", {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT,
-                                                      "seed": seed, "flow": config.as_params()},
-                          compute, run_missing=run_missing)
+    return ensure_derived(
+        record,
+        "flowed_geometry",
+        {"fit_corpus": nli_corpus, "n_fit": N_WHITENING_FIT, "seed": seed, "flow": config.as_params()},
+        compute,
+        run_missing=run_missing,
+    )
 
 
 def retrieval_queries(premises: list[str]) -> list[str]:
@@ -149,9 +163,67 @@ def retrieval(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:
 
     def compute(encoder, spec: RunSpec) -> dict:
         vectors = encoder.encode(premises, batch_size=ENCODE_BATCH, precision="fp32")
-        hits = top_k(premises, vectors, queries, encoder.encode(queries, batch_size=ENCODE_BATCH, precision="fp32"),
-                     k=TOP_K)
+        hits = top_k(
+            premises, vectors, queries, encoder.encode(queries, batch_size=ENCODE_BATCH, precision="fp32"), k=TOP_K
+        )
         return {"corpus": nli_corpus, "n_corpus": len(premises), "queries": hits}
 
-    return ensure_derived(record, "retrieval_top3", {"corpus": nli_corpus, "queries": queries}, compute,
-                          run_missing=run_missing)
+    return ensure_derived(
+        record, "retrieval_top3", {"corpus": nli_corpus, "queries": queries}, compute, run_missing=run_missing
+    )
+
+
+def nli_corpus(profile: str | Profile) -> str:
+    """The NLI sentences the profile's supervised SimCSE trains on (fit corpus of the NLI whitening, Table 8's
+    premises)."""
+    spec = grid(profile)["sup"][0]
+    return "synthetic" if spec.synthetic_data else spec.train_data
+
+
+def _or_missing(compute):
+    try:
+        return compute()
+    except NotRun:
+        return None
+
+
+def derived(
+    records: dict[str, list[dict]],
+    profile: str | Profile,
+    run_missing: bool,
+    extended: bool,
+    transfer_runs: Iterable[str],
+    retrieval_runs: Iterable[str],
+) -> dict[str, dict]:
+    """The derived records the tables and figures read, computed when missing and ``run_missing``: the backbone's
+    whitenings and flows, its whitened and flowed geometry and the retrievals of ``retrieval_runs`` always; the
+    transfer tasks of ``transfer_runs`` (about 5 min of encoding and classifiers per model on 2 cores) only with
+    ``extended`` on a budgeted profile, otherwise loaded when they exist (a profile that only exercises the path: for
+    sup's first seed only). Keys: ``whitening NLI``, ``whitening target``, ``flow NLI`` and ``flow target`` (a list:
+    one record per fit seed of ``FLOW_SEEDS``), ``whitened geometry``, ``flowed geometry``, ``retrieval <run>``, and
+    ``transfer`` (run id -> record)."""
+    scaled = get_profile(profile)
+    nli = nli_corpus(scaled)
+    backbone = records["backbone_avg"][0]
+    out: dict = {
+        f"whitening {fit}": _or_missing(lambda fit=fit: whitening(backbone, fit, nli, run_missing))
+        for fit in WHITENING_FITS
+    }
+    for fit in WHITENING_FITS:
+        out[f"flow {fit}"] = flows(backbone, fit, nli, run_missing) or None
+    out["whitened geometry"] = _or_missing(lambda: whitened_geometry(backbone, nli, run_missing))
+    out["flowed geometry"] = _or_missing(lambda: flowed_geometry(backbone, nli, run_missing))
+    for name in retrieval_runs:
+        if records.get(name):
+            out[f"retrieval {name}"] = _or_missing(lambda name=name: retrieval(records[name][0], nli, run_missing))
+    run_transfer = run_missing and scaled.runs_all_rows(extended)
+    out["transfer"] = {}
+    for name in transfer_runs:
+        for k, record in enumerate(records.get(name, [])):
+            # smoke: one model exercises the path (~1 min each for a tiny BERT over the 7 tasks' 120k sentences)
+            runnable = run_transfer and (not scaled.exercises_only or (name, k) == ("sup", 0))
+            if record["metrics"].get("transfer") is None:
+                found = _or_missing(lambda record=record, runnable=runnable: transfer(record, runnable))
+                if found is not None:
+                    out["transfer"][record["run_id"]] = found
+    return {k: v for k, v in out.items() if v is not None}

@@ -1,8 +1,8 @@
-"""SimCSE's tables and figures from run records: what the notebook calls.
+"""SimCSE's tables and figures from run records, for :class:`papers.simcse.paper.SimCSE` and its notebook.
 
-Each function takes the records of :func:`papers.simcse.experiments.grid` (run name -> one record per seed)
+Each table function takes the records of :func:`papers.simcse.experiments.grid` (run name -> one record per seed)
 and returns a long DataFrame (reproduced mean ± std over seeds next to reported, every seed's value and run id
-kept) or a figure. Nothing here trains or evaluates.
+kept); :func:`figures` draws the paper's figures. Nothing here trains or evaluates.
 """
 
 from __future__ import annotations
@@ -11,16 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from papers.simcse import analyses
-from papers.simcse.experiments import A1_BATCHES, A1_LEARNING_RATES, TABLE3_DROPOUTS, a1_run, grid, table3_run
-from sentemb import settings
+from papers.simcse.experiments import A1_LEARNING_RATES, TABLE3_DROPOUTS, WHITENING_FITS, a1_batches, a1_run, table3_run
+from sentemb.paper import reported_cell
 from sentemb.plots import geometry, search_grid, style
-from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
-from sentemb.report.grid_records import collect_records
-from sentemb.report.reported import coverage_table, load_reported
+from sentemb.report.claims import markdown_rows
+from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, sts_table, trace
-from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
-from sentemb.runs.execute import NotRun
 
 PAPER = "simcse"
 # run name -> (our row label, the reported (group, row) it reproduces, or None when the paper has no such row)
@@ -30,144 +26,91 @@ TABLE5_ROWS = {
     "unsup": ("unsup. SimCSE", ("Unsupervised models", "SimCSE-BERT-base")),
     "sup": ("sup. SimCSE", ("Supervised models", "SimCSE-BERT-base")),
 }
-# Every table and figure of the paper (papers/simcse/reported/index.csv): what this archive does with it.
-COVERAGE = {
-    "Figure 1": ("not applicable", "a diagram of the method, no numbers"),
-    "Table 1": ("partly (extended rows)", "results/simcse/<profile>/table1.csv: 9 of 10 augmentations (--extended), 3 "
-                "seeds for the rows the claims compare; MLM 15% needs a pretrained masked LM, not offline"),
-    "Table 2": ("reproduced (extended rows)", "results/simcse/<profile>/table2.csv: all 8 cells; next-sentence rows on "
-                "consecutive WikiText-2 sentences for ordered Wikipedia text"),
-    "Table 3": ("reproduced", "results/simcse/<profile>/table3.csv; p = 0.1 in the core, the other columns with "
-                "--extended on the small profile (the archive's 3-hour budget), 3 seeds each"),
-    "Figure 2": ("reproduced", "figures/simcse/<profile>/figure2_align_uniform_training.*; its runs other than unsup "
-                 "with --extended on the small profile (the archive's 3-hour budget)"),
-    "Table 4": ("partly (extended rows)", "results/simcse/<profile>/table4.csv, 'full' column: the NLI rows on SNLI "
-                "dev+test pairs by label (~6.5k each, 19.7k for all); QQP, Flickr30k, ParaNMT, ANLI and the 'sample' "
-                "column's 134k-pair subsets are not offline"),
-    "Table 5": ("partly", "the SimCSE rows on the small profile's backbone; the other papers' models are not offline"),
-    "Table 6": ("reproduced (extended rows)", "results/simcse/<profile>/table6.csv: all 8 cells"),
-    "Table 7": ("reproduced (extended rows)", "results/simcse/<profile>/table7.csv: all 5 rows; contradiction + neutral "
-                "on SNLI dev+test quads"),
-    "Figure 3": ("partly", "backbone, its whitening and BERT-flow (NLI), unsup. and sup. SimCSE; the paper's other "
-                 "models (SBERT, Next3Sent...) are not offline"),
-    "Table 8": ("partly", "results/simcse/<profile>/table8.csv: top-3 of the paper's two queries and 3 more over the "
-                "SNLI dev+test premises (Flickr30k captions; the paper searches 150k Flickr30k sentences, not offline), "
-                "the backbone in SBERT's column"),
-    "Table A.1": ("partly (extended rows)", "results/simcse/<profile>/tablea1.csv, figures/simcse/<profile>/tableA1_batch_lr.*: "
-                  "the search at the batch sizes 2 cores allow (16, 32, 64; the paper's 64-512) x lr 1e-5, 3e-5, 5e-5"),
-    "Table B.1": ("not applicable", "the protocols of other papers: implemented in sentemb/evaluate/sts.py"),
-    "Table B.2": ("partly", "results/simcse/<profile>/protocols.csv: the archive's models under 'all', 'mean' and "
-                  "'wmean', the backbone next to the paper's SBERT; BERT-whitening of BERT-base is not offline"),
-    "Table B.3": ("partly", "results/simcse/<profile>/protocols.csv ('wmean'): the backbone, its whitenings and flows "
-                  "(3 fit seeds), unsup. and sup. SimCSE; the BERT-base rows are not offline"),
-    "Table C.1": ("partly", "results/simcse/<profile>/tablec1.csv: the backbone (a sentence-transformers model, so the "
-                  "SBERT rows) whitened and flowed (BERT-flow, 3 fit seeds) on NLI vs on the target STS sentences; "
-                  "the BERT-base rows are not offline"),
-    "Table D.1": ("reproduced (extended rows)", "results/simcse/<profile>/tabled1.csv: all 6 rows"),
-    "Table D.2": ("reproduced (extended rows)", "results/simcse/<profile>/tabled2.csv: lambda 0 (the sup run), 0.01, "
-                  "0.1, 1 on STS-B dev and transfer dev (fasttest); a fresh MLM head tied to the input embeddings"),
-    "Table E.1": ("partly (extended rows)", "results/simcse/<profile>/tablee1.csv: backbone, unsup. and sup. SimCSE, "
-                  "each w/o and w/ MLM (fasttest on the small profile); the other papers' models are not offline"),
-    "Figure F.1": ("reproduced", "figures/simcse/<profile>/figureF1_singular_values.* (with the whitened backbone)"),
-    "Figure G.1": ("reproduced", "figures/simcse/<profile>/figureG1_cosine_by_rating.* (with the whitened backbone)"),
-    "Text": ("not applicable", "hyperparameters from the running text: used by the grid"),
-}
-NOT_RUN_BUDGET = "not run: an ablation outside the small profile's budget (./run_all.sh --paper simcse --extended)"
-NOT_RUN_TRANSFER = ("not run: the 7 transfer tasks of a recorded run (about 5 min per model on 2 cores; "
-                    "./run_all.sh --paper simcse --extended)")
 # The ablation tables, each row (reported row, reported column, run name[, measure]); measure "stsb_dev" (STS-B dev
 # Spearman x 100 of the selected checkpoint, as Table 3) unless "transfer_dev" (mean dev accuracy of the 7 transfer
 # tasks, Table D.2's "Avg. transfer"). Rows of the paper with no run here (no offline data) are in the coverage.
 _ONE, _TWO = "one encoder (f_theta)", "two encoders (f_theta1, f_theta2)"
 ABLATIONS = {
-    "Table 1": [("None (unsup. SimCSE)", "STS-B", "unsup"),
-                *[(f"Crop {k}%", "STS-B", f"crop_{k / 100:g}") for k in (10, 20, 30)],
-                *[(f"Word deletion {k}%", "STS-B", f"word_deletion_{k / 100:g}") for k in (10, 20, 30)],
-                ("Delete one word", "STS-B", "delete_one_word"),
-                ("Delete one word w/o dropout", "STS-B", "delete_one_word_no_dropout"),
-                ("Synonym replacement", "STS-B", "synonym_replacement")],
-    "Table 2": [("Next sentence", _ONE, "next_sentence"), ("Next sentence", _TWO, "next_sentence_two_encoders"),
-                ("Next 3 sentences", _ONE, "next_3_sentences"), ("Next 3 sentences", _TWO, "next_3_sentences_two_encoders"),
-                ("Delete one word", _ONE, "delete_one_word"), ("Delete one word", _TWO, "delete_one_word_two_encoders"),
-                ("Unsupervised SimCSE", _ONE, "unsup"), ("Unsupervised SimCSE", _TWO, "unsup_two_encoders")],
-    "Table 4": [("Unsup. SimCSE (1m)", "full", "unsup"),
-                ("SNLI+MNLI entailment (314k)", "full", "pairs_entailment"),
-                ("SNLI+MNLI neutral (314k)", "full", "pairs_neutral"),
-                ("SNLI+MNLI contradiction (314k)", "full", "pairs_contradiction"),
-                ("SNLI+MNLI all (942k)", "full", "pairs_all"),
-                ("SNLI+MNLI entailment + hard neg.", "full", "sup")],
-    "Table 6": [("[CLS] w/ MLP", "Unsup.", "unsup_cls_mlp"), ("[CLS] w/ MLP (train)", "Unsup.", "unsup"),
-                ("[CLS] w/o MLP", "Unsup.", "unsup_no_mlp"), ("First-last avg.", "Unsup.", "unsup_first_last"),
-                ("[CLS] w/ MLP", "Sup.", "sup"), ("[CLS] w/ MLP (train)", "Sup.", "sup_mlp_train"),
-                ("[CLS] w/o MLP", "Sup.", "sup_no_mlp"), ("First-last avg.", "Sup.", "sup_first_last")],
-    "Table 7": [("N/A (no hard negative)", "STS-B", "pairs_entailment"),
-                ("Contradiction, alpha=0.5", "STS-B", "sup_alpha_0.5"), ("Contradiction, alpha=1.0", "STS-B", "sup"),
-                ("Contradiction, alpha=2.0", "STS-B", "sup_alpha_2"),
-                ("Contradiction + Neutral, alpha=1.0", "STS-B", "sup_contradiction_neutral")],
-    "Table D.1": [("N/A (dot product)", "STS-B", "sup_dot"), ("tau=0.001", "STS-B", "sup_tau_0.001"),
-                  ("tau=0.01", "STS-B", "sup_tau_0.01"), ("tau=0.05", "STS-B", "sup"), ("tau=0.1", "STS-B", "sup_tau_0.1"),
-                  ("tau=1", "STS-B", "sup_tau_1")],
-    "Table D.2": [(row, column, name, measure)
-                  for name, row in (("sup", "w/o MLM"), ("sup_mlm_0.01", "w/ MLM, lambda=0.01"),
-                                    ("sup_mlm_0.1", "w/ MLM, lambda=0.1"), ("sup_mlm_1", "w/ MLM, lambda=1"))
-                  for column, measure in (("STS-B", "stsb_dev"), ("Avg. transfer", "transfer_dev"))],
+    "Table 1": [
+        ("None (unsup. SimCSE)", "STS-B", "unsup"),
+        *[(f"Crop {k}%", "STS-B", f"crop_{k / 100:g}") for k in (10, 20, 30)],
+        *[(f"Word deletion {k}%", "STS-B", f"word_deletion_{k / 100:g}") for k in (10, 20, 30)],
+        ("Delete one word", "STS-B", "delete_one_word"),
+        ("Delete one word w/o dropout", "STS-B", "delete_one_word_no_dropout"),
+        ("Synonym replacement", "STS-B", "synonym_replacement"),
+    ],
+    "Table 2": [
+        ("Next sentence", _ONE, "next_sentence"),
+        ("Next sentence", _TWO, "next_sentence_two_encoders"),
+        ("Next 3 sentences", _ONE, "next_3_sentences"),
+        ("Next 3 sentences", _TWO, "next_3_sentences_two_encoders"),
+        ("Delete one word", _ONE, "delete_one_word"),
+        ("Delete one word", _TWO, "delete_one_word_two_encoders"),
+        ("Unsupervised SimCSE", _ONE, "unsup"),
+        ("Unsupervised SimCSE", _TWO, "unsup_two_encoders"),
+    ],
+    "Table 4": [
+        ("Unsup. SimCSE (1m)", "full", "unsup"),
+        *[
+            (f"SNLI+MNLI {label} (314k)", "full", f"pairs_{label}")
+            for label in ("entailment", "neutral", "contradiction")
+        ],
+        ("SNLI+MNLI all (942k)", "full", "pairs_all"),
+        ("SNLI+MNLI entailment + hard neg.", "full", "sup"),
+    ],
+    "Table 6": [
+        ("[CLS] w/ MLP", "Unsup.", "unsup_cls_mlp"),
+        ("[CLS] w/ MLP (train)", "Unsup.", "unsup"),
+        ("[CLS] w/o MLP", "Unsup.", "unsup_no_mlp"),
+        ("First-last avg.", "Unsup.", "unsup_first_last"),
+        ("[CLS] w/ MLP", "Sup.", "sup"),
+        ("[CLS] w/ MLP (train)", "Sup.", "sup_mlp_train"),
+        ("[CLS] w/o MLP", "Sup.", "sup_no_mlp"),
+        ("First-last avg.", "Sup.", "sup_first_last"),
+    ],
+    "Table 7": [
+        ("N/A (no hard negative)", "STS-B", "pairs_entailment"),
+        ("Contradiction, alpha=0.5", "STS-B", "sup_alpha_0.5"),
+        ("Contradiction, alpha=1.0", "STS-B", "sup"),
+        ("Contradiction, alpha=2.0", "STS-B", "sup_alpha_2"),
+        ("Contradiction + Neutral, alpha=1.0", "STS-B", "sup_contradiction_neutral"),
+    ],
+    "Table D.1": [
+        ("N/A (dot product)", "STS-B", "sup_dot"),
+        ("tau=0.001", "STS-B", "sup_tau_0.001"),
+        ("tau=0.01", "STS-B", "sup_tau_0.01"),
+        ("tau=0.05", "STS-B", "sup"),
+        ("tau=0.1", "STS-B", "sup_tau_0.1"),
+        ("tau=1", "STS-B", "sup_tau_1"),
+    ],
+    "Table D.2": [
+        (row, column, name, measure)
+        for name, row in (
+            ("sup", "w/o MLM"),
+            ("sup_mlm_0.01", "w/ MLM, lambda=0.01"),
+            ("sup_mlm_0.1", "w/ MLM, lambda=0.1"),
+            ("sup_mlm_1", "w/ MLM, lambda=1"),
+        )
+        for column, measure in (("STS-B", "stsb_dev"), ("Avg. transfer", "transfer_dev"))
+    ],
 }
 ABLATION_DATA = {  # what each ablation table's substitutes are, beyond the small profile's backbone and steps
     "Table 2": "next-sentence rows: consecutive sentences of WikiText-2 articles for ordered Wikipedia text",
     "Table 4": "SNLI dev+test pairs by label (~6.5k each, 19.7k for 'all') for SNLI+MNLI train (314k, 942k); 'full' "
-               "is the paper's column name, not the data size here",
+    "is the paper's column name, not the data size here",
     "Table 7": "contradiction + neutral: SNLI dev+test quads (5,189)",
     "Table D.2": "a fresh MLM head tied to the input embeddings (MiniLM has none); transfer dev: SentEval fasttest; "
-                 "'w/o MLM' is the sup run, its transfer scores from a derived record",
+    "'w/o MLM' is the sup run, its transfer scores from a derived record",
 }
-FIGURE_LABELS = {"backbone_avg": "backbone (avg.)", "backbone_cls": "backbone ([CLS])",
-                 "unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}
+FIGURE_LABELS = {
+    "backbone_avg": "backbone (avg.)",
+    "backbone_cls": "backbone ([CLS])",
+    "unsup": "unsup. SimCSE",
+    "sup": "sup. SimCSE",
+}
 
 
-def coverage() -> pd.DataFrame:
-    """Every table and figure of the paper with what this archive does with it and why."""
-    return coverage_table(PAPER, COVERAGE)
-
-
-def output_dirs(profile: str) -> tuple[Path, Path]:
-    return settings.paper_output_dirs(PAPER, profile)
-
-
-def collect(profile: str, run_missing: bool = True, extended: bool = False,
-            progress: bool = True) -> dict[str, list[dict]]:
-    """Records of every run of the grid, one per seed (running the missing ones unless ``run_missing`` is False;
-    the small profile's ablations only with ``extended``, otherwise loaded when they exist, else empty)."""
-    return collect_records(grid, profile, run_missing, extended, progress)
-
-
-def not_run(records: dict[str, list[dict]], profile: str | None = None,
-            derived_records: dict | None = None) -> pd.DataFrame:
-    """The grid's rows without records, with the reason; with ``profile``, also the rows that miss some of their
-    seeds (``missing_seeds``), and, with ``derived_records``, Table E.1's recorded runs without transfer results."""
-    if profile is None:
-        return not_run_rows(records, NOT_RUN_BUDGET)
-    rows = []
-    for name, specs in grid(profile).items():
-        have = {record["spec"]["seed"] for record in records.get(name, [])}
-        missing = [spec.seed for spec in specs if spec.seed not in have]
-        if missing:
-            rows.append({"run": name, "missing_seeds": ";".join(map(str, missing)), "status": NOT_RUN_BUDGET})
-    if derived_records is not None:
-        transfer = derived_records.get("transfer", {})
-        for name in E1_ROWS:
-            missing = [r["spec"]["seed"] for r in records.get(name, []) if not _transfer_tasks(r, transfer)]
-            if missing:
-                rows.append({"run": f"{name}: Table E.1 transfer", "missing_seeds": ";".join(map(str, missing)),
-                             "status": NOT_RUN_TRANSFER})
-    return pd.DataFrame(rows, columns=["run", "missing_seeds", "status"])
-
-
-def ablation_view(table: pd.DataFrame) -> pd.DataFrame:
-    """Reader's view of an ablation table: its rows in the paper's order, 'mean ± std (n) [reported]' per column."""
-    return wide_cells(table, aggregation=("",))
-
-
-def _transfer_tasks(record: dict, transfer: dict[str, dict]) -> dict:
+def transfer_tasks(record: dict, transfer: dict[str, dict]) -> dict:
     """The record's own transfer results (``final_eval`` with "transfer"), else its derived ``transfer`` record's,
     else none."""
     own = record["metrics"].get("transfer")
@@ -180,7 +123,7 @@ def _transfer_tasks(record: dict, transfer: dict[str, dict]) -> dict:
 def _measure(record: dict, measure: str, transfer: dict[str, dict] | None = None) -> float:
     if measure == "stsb_dev":
         return 100 * record["metrics"]["stsb_dev_spearman"]
-    tasks = _transfer_tasks(record, transfer or {})
+    tasks = transfer_tasks(record, transfer or {})
     accuracies = [t["devacc"] for t in tasks.values() if "devacc" in t]
     return sum(accuracies) / len(accuracies) if accuracies and len(accuracies) == len(tasks) else float("nan")
 
@@ -196,10 +139,23 @@ def ablation(records: dict[str, list[dict]], table: str, transfer: dict[str, dic
             value = _measure(record, kind, transfer)
             if value != value:  # NaN: no transfer results for this run (yet)
                 continue
-            rows.append({"paper": PAPER, "table": table, "row": row, "run": name, "reported_group": "",
-                         "reported_row": row, "column": column, "split": "dev", "aggregation": "",
-                         "metric": "spearman" if kind == "stsb_dev" else "accuracy", "value": value,
-                         **_best_steps(record), **trace(record)})
+            rows.append(
+                {
+                    "paper": PAPER,
+                    "table": table,
+                    "row": row,
+                    "run": name,
+                    "reported_group": "",
+                    "reported_row": row,
+                    "column": column,
+                    "split": "dev",
+                    "aggregation": "",
+                    "metric": "spearman" if kind == "stsb_dev" else "accuracy",
+                    "value": value,
+                    **_best_steps(record),
+                    **trace(record),
+                }
+            )
     if not rows:
         return pd.DataFrame()
     cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
@@ -207,16 +163,21 @@ def ablation(records: dict[str, list[dict]], table: str, transfer: dict[str, dic
 
 
 def _best_steps(record: dict) -> dict:
-    training = record["training"]
-    return {"best_step": training["best_step"], "best_is_last": training["best_is_last"]}
+    return {key: record["training"][key] for key in ("best_step", "best_is_last")}
 
 
 def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
     rows = []
     for name, (label, reported) in TABLE5_ROWS.items():
         group, row = reported if reported else ("", "")
-        keys = {"paper": PAPER, "table": "Table 5", "row": label, "run": name,
-                "reported_group": group, "reported_row": row}
+        keys = {
+            "paper": PAPER,
+            "table": "Table 5",
+            "row": label,
+            "run": name,
+            "reported_group": group,
+            "reported_row": row,
+        }
         for record in records[name]:
             steps = _best_steps(record) if record["training"] else {"best_step": "", "best_is_last": ""}
             rows += [{**r, **steps} for r in sts_rows(record, keys)]
@@ -231,10 +192,23 @@ def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
         name = table3_run(p)
         label = p if p == "fixed 0.1" else f"p={p}"  # the paper's column labels: p=0.0, p=0.01, ...
         for record in records[name]:
-            rows.append({"paper": PAPER, "table": "Table 3", "row": label, "run": name, "reported_group": "", "reported_row": label,
-                         "column": "STS-B", "split": "dev", "aggregation": "", "metric": "spearman",
-                         "value": 100 * record["metrics"]["stsb_dev_spearman"], **_best_steps(record),
-                         **trace(record)})
+            rows.append(
+                {
+                    "paper": PAPER,
+                    "table": "Table 3",
+                    "row": label,
+                    "run": name,
+                    "reported_group": "",
+                    "reported_row": label,
+                    "column": "STS-B",
+                    "split": "dev",
+                    "aggregation": "",
+                    "metric": "spearman",
+                    "value": 100 * record["metrics"]["stsb_dev_spearman"],
+                    **_best_steps(record),
+                    **trace(record),
+                }
+            )
     cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
     return join(cells, load_reported(PAPER, "table3"))
 
@@ -246,10 +220,17 @@ def dev_curves(records: dict[str, list[dict]]) -> pd.DataFrame:
         for record in runs:
             if record["training"]:
                 for point in record["training"]["dev_curve"]:
-                    rows.append({"run": name, "step": point["step"],
-                                 "stsb_dev_spearman": 100 * point["stsb_dev_spearman"],
-                                 "alignment": point["alignment"], "uniformity": point["uniformity"],
-                                 "loss": point.get("loss"), **trace(record)})
+                    rows.append(
+                        {
+                            "run": name,
+                            "step": point["step"],
+                            "stsb_dev_spearman": 100 * point["stsb_dev_spearman"],
+                            "alignment": point["alignment"],
+                            "uniformity": point["uniformity"],
+                            "loss": point.get("loss"),
+                            **trace(record),
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -260,20 +241,20 @@ def levelling(curves: pd.DataFrame) -> pd.DataFrame:
         curve = curve.sort_values("step")
         last, before = curve.iloc[-1], curve.iloc[-2]
         best = curve[curve["step"] > 0].sort_values("stsb_dev_spearman", kind="stable").iloc[-1]
-        rows.append({"run": run, "seed": seed, "last_step": int(last["step"]),
-                     "dev_before_last": before["stsb_dev_spearman"], "dev_last": last["stsb_dev_spearman"],
-                     "last_change": last["stsb_dev_spearman"] - before["stsb_dev_spearman"],
-                     "best_step": int(best["step"]), "best_is_last": bool(best["step"] == last["step"]),
-                     "run_id": last["run_id"]})
+        rows.append(
+            {
+                "run": run,
+                "seed": seed,
+                "last_step": int(last["step"]),
+                "dev_before_last": before["stsb_dev_spearman"],
+                "dev_last": last["stsb_dev_spearman"],
+                "last_change": last["stsb_dev_spearman"] - before["stsb_dev_spearman"],
+                "best_step": int(best["step"]),
+                "best_is_last": bool(best["step"] == last["step"]),
+                "run_id": last["run_id"],
+            }
+        )
     return pd.DataFrame(rows)
-
-
-def wide(table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", "")) -> pd.DataFrame:
-    """Reader's view: one row per model, 'mean ± std (n) [reported]' per column."""
-    view = table[table["aggregation"].isin(aggregation)].copy()
-    view["cell"] = [mean_std(r) + (f" [{r['reported']:.2f}]" if pd.notna(r["reported"]) else "")
-                    for _, r in view.iterrows()]
-    return view.pivot(index="row", columns="column", values="cell").reindex(columns=list(dict.fromkeys(view["column"])))
 
 
 def _caption(profile: str, records: dict[str, list[dict]], names) -> str:
@@ -282,86 +263,133 @@ def _caption(profile: str, records: dict[str, list[dict]], names) -> str:
     return f"profile {profile}; backbone {first['spec']['backbone']}; seed {first['spec']['seed']} runs: {runs}"
 
 
-WHITENED_LABEL = "backbone (avg.) + whitening (NLI)"
-FLOWED_LABEL = "backbone (avg.) + BERT-flow (NLI)"
-
-
-def figures(records: dict[str, list[dict]], profile: str, derived_records: dict | None = None) -> list[Path]:
-    """The paper's figures from each model's first seed (42, the official seed); the tables hold every seed.
-    Figures 3, F.1 and G.1 gain the backbone whitened on NLI sentences and its BERT-flow latents (the paper's
-    BERT-whitening and BERT-flow points; the flow of fit seed 42) when their derived records exist."""
-    _, folder = output_dirs(profile)
+def figures(records: dict[str, list[dict]], derived_records: dict, profile: str, folder: Path) -> list[Path]:
+    """The paper's figures from each model's first seed (42, the official seed), saved under ``folder``; the tables
+    hold every seed. Figures 3, F.1 and G.1 gain the backbone whitened on NLI sentences and its BERT-flow latents (the
+    paper's BERT-whitening and BERT-flow points; the flow of fit seed 42) when their derived records exist."""
     first = {name: runs[0] for name, runs in records.items() if runs}
-    derived_records = derived_records or {}
     geometry_white, sts_white = derived_records.get("whitened geometry"), derived_records.get("whitening NLI")
     geometry_flow = derived_records.get("flowed geometry")
-    sts_flow = next((d for d in derived_records.get("flow NLI") or [] if geometry_flow
-                     and d["params"]["seed"] == geometry_flow["params"]["seed"]), None)
-    post = {label: (geometry, sts) for label, geometry, sts in ((WHITENED_LABEL, geometry_white, sts_white),
-                                                                 (FLOWED_LABEL, geometry_flow, sts_flow)) if geometry}
+    sts_flow = next(
+        (
+            d
+            for d in derived_records.get("flow NLI") or []
+            if geometry_flow and d["params"]["seed"] == geometry_flow["params"]["seed"]
+        ),
+        None,
+    )
+    post = {
+        label: (geometry, sts)
+        for label, geometry, sts in (
+            ("backbone (avg.) + whitening (NLI)", geometry_white, sts_white),
+            ("backbone (avg.) + BERT-flow (NLI)", geometry_flow, sts_flow),
+        )
+        if geometry
+    }
     paths = []
-    fig2 = {"unsup. SimCSE": "unsup", "no dropout": "dropout_0", "fixed 0.1": "fixed_0.1",
-            "delete one word": "delete_one_word"}
+    fig2 = {
+        "unsup. SimCSE": "unsup",
+        "no dropout": "dropout_0",
+        "fixed 0.1": "fixed_0.1",
+        "delete one word": "delete_one_word",
+    }
     # Its other curves are core rows the small profile runs only with --extended: from scratch without it, the
     # figure draws the curves whose runs have records and its caption names the others as not run.
     drawn = {label: name for label, name in fig2.items() if name in first}
-    fig = geometry.align_uniform_trajectories({k: first[v]["training"]["trajectory"] for k, v in drawn.items()},
-                                              "Figure 2: alignment/uniformity during training (STS-B dev)")
+    fig = geometry.align_uniform_trajectories(
+        {k: first[v]["training"]["trajectory"] for k, v in drawn.items()},
+        "Figure 2: alignment/uniformity during training (STS-B dev)",
+    )
     missing = [name for name in fig2.values() if name not in first]
-    paths += style.save(fig, folder, "figure2_align_uniform_training", _caption(profile, records, drawn.values())
-                        + (f"; not run: {', '.join(missing)} (--extended)" if missing else ""))
-    points = {FIGURE_LABELS[n]: {"alignment": first[n]["analysis"]["alignment"],
-                                 "uniformity": first[n]["analysis"]["uniformity"],
-                                 "avg_sts": first[n]["metrics"]["summary"]["Avg."]} for n in TABLE5_ROWS}
-    for label, (geometry_post, sts_post) in post.items():
-        if sts_post:
-            points[label] = {"alignment": geometry_post["result"]["alignment"],
-                             "uniformity": geometry_post["result"]["uniformity"],
-                             "avg_sts": sts_post["result"]["summary"]["Avg."]}
+    paths += style.save(
+        fig,
+        folder,
+        "figure2_align_uniform_training",
+        _caption(profile, records, drawn.values())
+        + (f"; not run: {', '.join(missing)} (--extended)" if missing else ""),
+    )
+    points = {
+        FIGURE_LABELS[n]: {
+            "alignment": first[n]["analysis"]["alignment"],
+            "uniformity": first[n]["analysis"]["uniformity"],
+            "avg_sts": first[n]["metrics"]["summary"]["Avg."],
+        }
+        for n in TABLE5_ROWS
+    }
+    points.update(
+        {
+            label: {
+                "alignment": geometry_post["result"]["alignment"],
+                "uniformity": geometry_post["result"]["uniformity"],
+                "avg_sts": sts_post["result"]["summary"]["Avg."],
+            }
+            for label, (geometry_post, sts_post) in post.items()
+            if sts_post
+        }
+    )
     fig = geometry.align_uniform_points(points, "Figure 3: alignment/uniformity of models")
-    derived_ids = "".join(f"; {label}: derived records " + ", ".join(d["derived_id"] for d in pair if d)
-                          for label, pair in post.items())
-    paths += style.save(fig, folder, "figure3_align_uniform_models",
-                        _caption(profile, records, TABLE5_ROWS) + derived_ids)
+    derived_ids = "".join(
+        f"; {label}: derived records " + ", ".join(d["derived_id"] for d in pair if d) for label, pair in post.items()
+    )
+    caption = _caption(profile, records, TABLE5_ROWS) + derived_ids
+    paths += style.save(fig, folder, "figure3_align_uniform_models", caption)
     spectra = {FIGURE_LABELS[n]: first[n]["analysis"]["singular_values"] for n in TABLE5_ROWS}
     spectra.update({label: geometry_post["result"]["singular_values"] for label, (geometry_post, _) in post.items()})
     fig = geometry.singular_spectra(spectra, "Figure F.1: singular values of STS-B embeddings")
-    paths += style.save(fig, folder, "figureF1_singular_values", _caption(profile, records, TABLE5_ROWS) + derived_ids)
+    paths += style.save(fig, folder, "figureF1_singular_values", caption)
     dens = {FIGURE_LABELS[n]: first[n]["analysis"] for n in ("backbone_avg", "unsup", "sup")}
     dens.update({label: geometry_post["result"] for label, (geometry_post, _) in post.items()})
     fig = geometry.cosine_densities(dens, "Figure G.1: cosine similarity by gold rating (STS-B)")
-    paths += style.save(fig, folder, "figureG1_cosine_by_rating",
-                        _caption(profile, records, ("backbone_avg", "unsup", "sup")) + derived_ids)
+    paths += style.save(
+        fig,
+        folder,
+        "figureG1_cosine_by_rating",
+        _caption(profile, records, ("backbone_avg", "unsup", "sup")) + derived_ids,
+    )
     a1 = table_a1(records, profile)
     if not a1.empty:
         a1 = a1.assign(mode=a1["mode"].map({"unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}))
-        fig = search_grid.score_heatmaps(a1, "mode", "batch_size", "lr", "stsb_dev",
-                                         "Table A.1: batch size x learning rate (STS-B dev)", "STS-B dev Spearman x 100")
-        paths += style.save(fig, folder, "tableA1_batch_lr", f"profile {profile}; one seed per point (42), the main "
-                            "runs' points their seeds' mean; red: the best point per mode; runs in tablea1.csv")
+        fig = search_grid.score_heatmaps(
+            a1,
+            "mode",
+            "batch_size",
+            "lr",
+            "stsb_dev",
+            "Table A.1: batch size x learning rate (STS-B dev)",
+            "STS-B dev Spearman x 100",
+        )
+        paths += style.save(
+            fig,
+            folder,
+            "tableA1_batch_lr",
+            f"profile {profile}; one seed per point (42), the main "
+            "runs' points their seeds' mean; red: the best point per mode; runs in tablea1.csv",
+        )
     return paths
 
 
 # Derived analyses (papers/simcse/analyses.py): which runs, and which reported rows they are compared with.
-E1_ROWS = {  # run -> (our row label, reported (group, row) or None); test accuracy of the 7 transfer tasks
-    "backbone_avg": ("backbone, avg.", None),
-    "backbone_cls": ("backbone, [CLS]", None),
-    "unsup": ("unsup. SimCSE", ("Unsupervised models", "SimCSE-BERT-base")),
-    "sup": ("sup. SimCSE", ("Supervised models", "SimCSE-BERT-base")),
+E1_ROWS = {  # as TABLE5_ROWS; test accuracy of the 7 transfer tasks
+    **TABLE5_ROWS,
     "sup_mlm_0.1": ("sup. SimCSE w/ MLM (lambda 0.1)", ("Supervised models", "SimCSE-BERT-base w/ MLM")),
     "unsup_mlm_0.1": ("unsup. SimCSE w/ MLM (lambda 0.1)", ("Unsupervised models", "SimCSE-BERT-base w/ MLM")),
 }
 E1_COLUMNS = {"MR": "MR", "CR": "CR", "SUBJ": "SUBJ", "MPQA": "MPQA", "SST2": "SST", "TREC": "TREC", "MRPC": "MRPC"}
 # Table C.1 / B.3: the backbone is a sentence-transformers model (SBERT-like), so its whitened and flowed rows are
 # compared with the paper's SBERT-whitening and SBERT-flow rows (the flow: 3 fit seeds, flow_records.FLOW_SEEDS)
-WHITENING_FITS = ("NLI", "target")
 POST_PROCESSINGS = {"whitening": "whitening", "flow": "flow"}  # derived key prefix -> the paper's name
-C1_ROWS = {f"{kind} {fit}": (f"backbone, avg. + {kind} ({fit})", f"SBERT-{name} ({fit})")
-           for kind, name in POST_PROCESSINGS.items() for fit in WHITENING_FITS}
+C1_ROWS = {
+    f"{kind} {fit}": (f"backbone, avg. + {kind} ({fit})", f"SBERT-{name} ({fit})")
+    for kind, name in POST_PROCESSINGS.items()
+    for fit in WHITENING_FITS
+}
 B3_ROWS = {  # (run, or post-processing and fit) -> (our row label, reported group, reported row)
     "backbone_avg": ("backbone, avg.", "SBERT-base", "SBERT-base (first-last avg.)"),
-    **{f"{kind} {fit}": (f"backbone, avg. + {kind} ({fit})", "SBERT-base", f"+ {kind} ({fit})")
-       for kind in POST_PROCESSINGS for fit in WHITENING_FITS},
+    **{
+        f"{kind} {fit}": (f"backbone, avg. + {kind} ({fit})", "SBERT-base", f"+ {kind} ({fit})")
+        for kind in POST_PROCESSINGS
+        for fit in WHITENING_FITS
+    },
     "unsup": ("unsup. SimCSE", "BERT-base", "Unsup. SimCSE-BERT-base"),
     "sup": ("sup. SimCSE", "SBERT-base", "Sup. SimCSE-BERT-base"),
 }
@@ -369,64 +397,29 @@ B2_ROWS = {"all": "SBERT (all)", "wmean": "SBERT (wmean)"}  # the backbone (avg.
 TABLE8_MODELS = {"backbone_avg": "SBERT-base", "sup": "Supervised SimCSE-BERT-base"}  # ours -> the paper's column
 
 
-def nli_corpus(profile: str) -> str:
-    """The NLI sentences the profile's supervised SimCSE trains on (fit corpus of the NLI whitening, Table 8's
-    premises)."""
-    spec = grid(profile)["sup"][0]
-    return "synthetic" if spec.synthetic_data else spec.train_data
-
-
-def _or_missing(compute):
-    try:
-        return compute()
-    except NotRun:
-        return None
-
-
-def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = True,
-            extended: bool = False) -> dict[str, dict]:
-    """The derived records the tables and figures read, computed when missing and ``run_missing``: the backbone's
-    whitenings and flows, its whitened and flowed geometry and Table 8's retrievals always; the transfer tasks of
-    Table E.1's runs (about 5 min of encoding and classifiers per model on 2 cores) only with ``extended`` on the small
-    profile, otherwise loaded when they exist (smoke: for sup's first seed only). Keys: ``whitening NLI``, ``whitening target``, ``flow NLI``
-    and ``flow target`` (a list: one record per fit seed of ``FLOW_SEEDS``), ``whitened geometry``, ``flowed geometry``,
-    ``retrieval <run>``,
-    and ``transfer`` (run id -> record)."""
-    nli = nli_corpus(profile)
-    backbone = records["backbone_avg"][0]
-    out: dict = {f"whitening {fit}": _or_missing(lambda fit=fit: analyses.whitening(backbone, fit, nli, run_missing))
-                 for fit in WHITENING_FITS}
-    for fit in WHITENING_FITS:
-        out[f"flow {fit}"] = analyses.flows(backbone, fit, nli, run_missing) or None
-    out["whitened geometry"] = _or_missing(lambda: analyses.whitened_geometry(backbone, nli, run_missing))
-    out["flowed geometry"] = _or_missing(lambda: analyses.flowed_geometry(backbone, nli, run_missing))
-    for name in TABLE8_MODELS:
-        if records.get(name):
-            out[f"retrieval {name}"] = _or_missing(lambda name=name: analyses.retrieval(records[name][0], nli, run_missing))
-    run_transfer = run_missing and (extended or profile != "small")
-    out["transfer"] = {}
-    for name in E1_ROWS:
-        for k, record in enumerate(records.get(name, [])):
-            # smoke: one model exercises the path (~1 min each for a tiny BERT over the 7 tasks' 120k sentences)
-            runnable = run_transfer and (profile != "smoke" or (name, k) == ("sup", 0))
-            if record["metrics"].get("transfer") is None:
-                found = _or_missing(lambda record=record, runnable=runnable: analyses.transfer(record, runnable))
-                if found is not None:
-                    out["transfer"][record["run_id"]] = found
-    return {k: v for k, v in out.items() if v is not None}
-
-
 def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFrame:
     """Table E.1: test accuracy of the 7 transfer tasks (SentEval; fasttest on the small profile) and their mean."""
     rows = []
     for name, (label, reported) in E1_ROWS.items():
         group, row = reported if reported else ("", "")
-        keys = {"paper": PAPER, "table": "Table E.1", "row": label, "run": name, "reported_group": group,
-                "reported_row": row, "split": "test", "aggregation": "", "metric": "accuracy"}
+        keys = {
+            "paper": PAPER,
+            "table": "Table E.1",
+            "row": label,
+            "run": name,
+            "reported_group": group,
+            "reported_row": row,
+            "split": "test",
+            "aggregation": "",
+            "metric": "accuracy",
+        }
         for record in records.get(name, []):
-            tasks = _transfer_tasks(record, derived_records.get("transfer", {}))
-            accuracies = {column: tasks[task]["acc"] for task, column in E1_COLUMNS.items()
-                          if tasks.get(task, {}).get("acc") is not None}
+            tasks = transfer_tasks(record, derived_records.get("transfer", {}))
+            accuracies = {
+                column: tasks[task]["acc"]
+                for task, column in E1_COLUMNS.items()
+                if tasks.get(task, {}).get("acc") is not None
+            }
             if len(accuracies) < len(E1_COLUMNS):
                 continue
             for column, value in {**accuracies, "Avg.": sum(accuracies.values()) / len(accuracies)}.items():
@@ -434,12 +427,6 @@ def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
     if not rows:
         return pd.DataFrame()
     return join(aggregate_seeds(pd.DataFrame(rows)), load_reported(PAPER, "tableE1"))
-
-
-def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: str,
-               aggregations: tuple[str, ...] = ("all", "")) -> pd.DataFrame:
-    """rows: (run name, our label, reported group, reported row, records); the STS cells under ``aggregations``."""
-    return sts_table(PAPER, table, rows, load_reported(PAPER, reported), aggregations)
 
 
 def _post_processed(derived_records: dict, key: str, backbone: dict) -> list[dict]:
@@ -458,7 +445,7 @@ def table_c1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
         found = _post_processed(derived_records, key, backbone)
         if found:
             rows.append(("backbone_avg", label, "", reported_row, found))
-    return _sts_table("Table C.1", rows, "tableC1")
+    return sts_table(PAPER, "Table C.1", rows, load_reported(PAPER, "tableC1"), ("all", ""))
 
 
 def _sts_under(record: dict, keys: dict, aggregation: str) -> list[dict]:
@@ -473,12 +460,12 @@ def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataF
     STS-B and SICK-R have one split, the same under each), each mean over its 7 tasks. B.2's rows are next to the
     paper's SBERT (the backbone, "all" and "wmean"); B.3 ("wmean") next to its rows of the same kind."""
     backbone = records["backbone_avg"][0]
-    models = []
-    for key, (label, group, row) in B3_ROWS.items():
-        if key.split(" ")[0] in POST_PROCESSINGS:
-            models.append((key, "backbone_avg", label, _post_processed(derived_records, key, backbone), group, row))
-        else:
-            models.append((key, key, label, records.get(key, []), group, row))
+    models = [
+        (key, "backbone_avg", label, _post_processed(derived_records, key, backbone), group, row)
+        if key.split(" ")[0] in POST_PROCESSINGS
+        else (key, key, label, records.get(key, []), group, row)
+        for key, (label, group, row) in B3_ROWS.items()
+    ]
     per_seed = []
     for table, aggregations in (("Table B.2", ("all", "mean", "wmean")), ("Table B.3", ("wmean",))):
         for aggregation in aggregations:
@@ -486,9 +473,17 @@ def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataF
                 # B.2 reports only SBERT (our backbone) per protocol; B.3 has a row for each of our models' kinds
                 b2_row = B2_ROWS.get(aggregation, "") if key == "backbone_avg" else ""
                 group, row = ("", b2_row) if table == "Table B.2" else (b3_group, b3_row)
-                keys = {"paper": PAPER, "table": table, "row": f"{label} ({aggregation})", "run": name,
-                        "reported_group": group, "reported_row": row}
-                per_seed += [{**r, "protocol": aggregation} for record in recs for r in _sts_under(record, keys, aggregation)]
+                keys = {
+                    "paper": PAPER,
+                    "table": table,
+                    "row": f"{label} ({aggregation})",
+                    "run": name,
+                    "reported_group": group,
+                    "reported_row": row,
+                }
+                per_seed += [
+                    {**r, "protocol": aggregation} for record in recs for r in _sts_under(record, keys, aggregation)
+                ]
     if not per_seed:
         return pd.DataFrame()
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("protocol",))
@@ -506,10 +501,20 @@ def table8(derived_records: dict) -> pd.DataFrame:
             continue
         for query in d["result"]["queries"]:
             for hit in query["hits"]:
-                rows.append({"query": query["query"], "rank": hit["rank"], "model": name, "paper_column": column,
-                             "sentence": hit["sentence"], "cosine": round(hit["cosine"], 4),
-                             "corpus": d["result"]["corpus"], "n_corpus": d["result"]["n_corpus"],
-                             "derived_id": d["derived_id"], "run_id": d["run_id"]})
+                rows.append(
+                    {
+                        "query": query["query"],
+                        "rank": hit["rank"],
+                        "model": name,
+                        "paper_column": column,
+                        "sentence": hit["sentence"],
+                        "cosine": round(hit["cosine"], 4),
+                        "corpus": d["result"]["corpus"],
+                        "n_corpus": d["result"]["n_corpus"],
+                        "derived_id": d["derived_id"],
+                        "run_id": d["run_id"],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -535,16 +540,27 @@ def table_a1(records: dict[str, list[dict]], profile: str) -> pd.DataFrame:
     for mode, group in (("unsup", "Unsupervised"), ("sup", "Supervised")):
         paper_row = "bert-base-uncased" if mode == "unsup" else "base"
         chosen = reported[(reported["group"] == group) & (reported["row"] == paper_row)].set_index("column")["value"]
-        for batch in A1_BATCHES.get(profile, A1_BATCHES["full"]):
+        for batch in a1_batches(profile):
             for lr in A1_LEARNING_RATES:
                 name = a1_run(profile, mode, batch, lr)
                 values = [100 * r["metrics"]["stsb_dev_spearman"] for r in records.get(name, [])]
                 if not values:
                     continue
-                rows.append({"paper": PAPER, "table": "Table A.1", "mode": mode, "batch_size": batch, "lr": lr,
-                             "run": name, "stsb_dev": sum(values) / len(values), "n": len(values),
-                             "run_ids": ";".join(r["run_id"] for r in records[name]),
-                             "reported_batch": float(chosen["Batch size"]), "reported_lr": float(chosen["Learning rate"])})
+                rows.append(
+                    {
+                        "paper": PAPER,
+                        "table": "Table A.1",
+                        "mode": mode,
+                        "batch_size": batch,
+                        "lr": lr,
+                        "run": name,
+                        "stsb_dev": sum(values) / len(values),
+                        "n": len(values),
+                        "run_ids": ";".join(r["run_id"] for r in records[name]),
+                        "reported_batch": float(chosen["Batch size"]),
+                        "reported_lr": float(chosen["Learning rate"]),
+                    }
+                )
     frame = pd.DataFrame(rows)
     if not frame.empty:
         best = frame.groupby("mode")["stsb_dev"].transform(lambda v: v == v.max())
@@ -552,37 +568,9 @@ def table_a1(records: dict[str, list[dict]], profile: str) -> pd.DataFrame:
     return frame
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The paper's claims (claims.yaml) on the reproduced numbers, with the seeds' statistics:
-    holds / fails / inconclusive / not run (the test is documented in ``sentemb.report.claims``)."""
-    cell_tables = ["table5", "table3", *[_stem(t) for t in ABLATIONS], "tablee1"]
-    reproduced = pd.concat([from_reproduced(tables[t]) for t in cell_tables if t in tables], ignore_index=True)
-    return evaluate_all(PAPER, reproduced)
-
-
-def _stem(table: str) -> str:
+def csv_stem(table: str) -> str:
     """The CSV stem of a table name ('Table D.2' -> 'tabled2')."""
     return table.lower().replace(" ", "").replace(".", "")
-
-
-def write_tables(records: dict[str, list[dict]], profile: str,
-                 derived_records: dict | None = None) -> dict[str, pd.DataFrame]:
-    folder, _ = output_dirs(profile)
-    folder.mkdir(parents=True, exist_ok=True)
-    derived_records = derived_records or {}
-    tables = {"table5": table5(records), "table3": table3(records), "dev_curves": dev_curves(records)}
-    for table in ABLATIONS:
-        frame = ablation(records, table, derived_records.get("transfer"))
-        if not frame.empty:  # an ablation table is written once some of its runs have records
-            tables[_stem(table)] = frame
-    extra = {"tablee1": table_e1(records, derived_records), "tablec1": table_c1(records, derived_records),
-             "protocols": protocols(records, derived_records), "table8": table8(derived_records),
-             "tablea1": table_a1(records, profile)}
-    tables.update({stem: frame for stem, frame in extra.items() if not frame.empty})
-    tables["levelling"] = levelling(tables["dev_curves"])
-    tables["claims"] = claims(tables)
-    write_csv_tables(folder, tables)
-    return tables
 
 
 def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
@@ -590,27 +578,41 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
     t5 = tables["table5"]
     t5 = t5[t5["aggregation"].isin(["all", ""])]
     columns = list(dict.fromkeys(t5["column"]))
-    lines = ["| Table 5 (test, Spearman x 100; STS12-16 'all') | " + " | ".join(columns) + " |",
-             "|---|" + "---|" * len(columns)]
+    lines = [
+        "| Table 5 (test, Spearman x 100; STS12-16 'all') | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
     for row, group in t5.groupby("row", sort=False):
         cells = group.set_index("column")
         lines.append(f"| {row} | " + " | ".join(mean_std(cells.loc[c]) for c in columns) + " |")
         if cells["reported"].notna().any():
-            lines.append("| reported (BERT-base) | " + " | ".join(f"{cells.loc[c, 'reported']:.2f}" for c in columns) + " |")
-            lines.append("| Δ | " + " | ".join(f"{cells.loc[c, 'delta']:+.2f}" for c in columns) + " |")
-    lines += ["", "| Table 3 (STS-B dev, Spearman x 100) | reported (BERT-base) | reproduced | Δ | best step per seed |",
-              "|---|---|---|---|---|"]
+            reported = [reported_cell(cells.loc[c, "reported"]) for c in columns]
+            delta = [reported_cell(cells.loc[c, "delta"], signed=True) for c in columns]
+            lines += ["| reported (BERT-base) | " + " | ".join(reported) + " |", "| Δ | " + " | ".join(delta) + " |"]
+    lines += [
+        "",
+        "| Table 3 (STS-B dev, Spearman x 100) | reported (BERT-base) | reproduced | Δ | best step per seed |",
+        "|---|---|---|---|---|",
+    ]
     for _, r in tables["table3"].iterrows():
-        lines.append(f"| {r['row']} | {r['reported']:.1f} | {mean_std(r)} | {r['delta']:+.2f} | {r['best_step']} |")
-    ablations = [t for t in ABLATIONS if _stem(t) in tables]
+        lines.append(
+            f"| {r['row']} | {reported_cell(r['reported'], 1)} | {mean_std(r)} | "
+            f"{reported_cell(r['delta'], signed=True)} | {r['best_step']} |"
+        )
+    ablations = [t for t in ABLATIONS if csv_stem(t) in tables]
     if ablations:
-        lines += ["", "| ablation (dev; STS-B Spearman x 100, D.2's transfer: mean accuracy) | column | reported (BERT-base) "
-                  "| reproduced | Δ |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            "| ablation (dev; STS-B Spearman x 100, D.2's transfer: mean accuracy) | column "
+            "| reported (BERT-base) | reproduced | Δ |",
+            "|---|---|---|---|---|",
+        ]
         for table in ablations:
-            for _, r in tables[_stem(table)].iterrows():
-                reported = f"{r['reported']:.1f}" if pd.notna(r["reported"]) else "–"
-                delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
-                lines.append(f"| {table}: {r['row']} | {r['column']} | {reported} | {mean_std(r)} | {delta} |")
+            for _, r in tables[csv_stem(table)].iterrows():
+                lines.append(
+                    f"| {table}: {r['row']} | {r['column']} | {reported_cell(r['reported'], 1)} | "
+                    f"{mean_std(r)} | {reported_cell(r['delta'], signed=True)} |"
+                )
     lines += _average_rows(tables)
     lines += [""] + markdown_rows(tables["claims"], skip_not_run=True)
     return "\n".join(lines)
@@ -619,17 +621,24 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
 def _average_rows(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The 'Avg.' column of Tables E.1, C.1, B.2 and B.3 as one compact table."""
     lines = []
-    for stem, title in (("tablee1", "Table E.1 (transfer test accuracy)"), ("tablec1", "Table C.1 (STS, 'all')"),
-                        ("protocols", "Tables B.2/B.3 (STS under each aggregation)")):
+    for stem, title in (
+        ("tablee1", "Table E.1 (transfer test accuracy)"),
+        ("tablec1", "Table C.1 (STS, 'all')"),
+        ("protocols", "Tables B.2/B.3 (STS under each aggregation)"),
+    ):
         frame = tables.get(stem)
         if frame is None or frame.empty:
             continue
         if not lines:
-            lines += ["", "| table (Avg. of its tasks, test) | row | reported (BERT-base) | reproduced | Δ |",
-                      "|---|---|---|---|---|"]
+            lines += [
+                "",
+                "| table (Avg. of its tasks, test) | row | reported (BERT-base) | reproduced | Δ |",
+                "|---|---|---|---|---|",
+            ]
         for _, r in frame[frame["column"] == "Avg."].iterrows():
-            reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
-            delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
             name = r["table"] if stem == "protocols" else title
-            lines.append(f"| {name} | {r['row']} | {reported} | {mean_std(r)} | {delta} |")
+            lines.append(
+                f"| {name} | {r['row']} | {reported_cell(r['reported'])} | {mean_std(r)} | "
+                f"{reported_cell(r['delta'], signed=True)} |"
+            )
     return lines

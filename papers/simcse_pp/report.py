@@ -1,40 +1,27 @@
-"""SimCSE++'s tables and figures from run records and derived records: what the notebook calls.
+"""SimCSE++'s tables and figures from run records and derived records (:class:`papers.simcse_pp.paper.SimCSEpp`).
 
 Each table function takes the records of :func:`papers.simcse_pp.experiments.grid` (run name -> one record per
 seed; an empty list for a row that was not run) and returns a long DataFrame: the reproduced mean ± std over seeds
 next to the reported value, every seed's value and run id kept. Analyses of a trained model (whitening, retrieval,
-the rank of the cross-correlation matrix) are derived records (``sentemb/runs/derived.py``), computed once.
-Nothing here trains, except :func:`derived`, which re-trains a run whose checkpoint is gone from this machine.
+the rank of the cross-correlation matrix) are derived records (:meth:`SimCSEpp.derived`), read here.
 """
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pandas as pd
 
-from papers.simcse.experiments import grid as simcse_grid
 from papers.simcse.experiments import UNSUP_STEPS
-from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, grid, table5_run
+from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, table5_run
 from sentemb import settings
-from sentemb.analysis.rank_bottleneck import cross_correlation_rank
-from sentemb.analysis.retrieval import top_k
-from sentemb.data.corpora import load_nli_triples, load_rows
+from sentemb.paper import reported_cell
 from sentemb.plots import geometry, style
-from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
-from sentemb.report.grid_records import collect_records
-from sentemb.report.provenance_table import provenance_table
-from sentemb.report.reported import coverage_table, load_reported
+from sentemb.report.claims import markdown_rows
+from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_table, trace
-from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
-from sentemb.runs.derived import ensure_derived
-from sentemb.runs.execute import ensure
-from sentemb.runs.flow_records import flowed_sts_seeds
-from sentemb.runs.whitening_records import whitened_sts
 
 PAPER = "simcse_pp"
-NOT_RUN_BUDGET = "not run: outside the small profile's 25-min budget (./run_all.sh --paper simcse_pp --extended)"
 
 # Table 3: our row label and the paper row it is compared with. MiniLM starts from a trained sentence encoder, so
 # SimCSE and SimCSE++ are compared with the paper's "from SBERT-base" rows; +Off-Info and +DCL exist only for BERT-base.
@@ -55,96 +42,19 @@ NOT_TESTABLE = {
     "simcsepp-beats-simcse-sbert-large": "SBERT-large is not offline",
     "simcsepp-improves-diffcse": "DiffCSE needs its pretrained ELECTRA generator, which is not offline",
 }
-TABLE1_ROWS = {"simcse": "SimCSE", "pos_plus": "Pos. +Noise", "pos_minus": "Pos. -Noise", "neg_plus": "Neg. +Noise",
-               "neg_minus": "Neg. -Noise"}
-TABLE2_ROWS = {"simcse": "SimCSE-BERT-base", "bt": "+BarlowTwins (D=768)",
-               **{f"bt_pad_{m}": f"+{m} artificial z" for m in TABLE2_PADDING}}
-TABLE5_LABEL = {"m": "m", "lambda": "lambda", "tau_dcl": "tau_DCL"}
-WIKI1M_SENTENCES = 1_000_000
-N_RANK_BATCH = 64  # §4.2: "a batch of 64 sentences"
-TABLE7_RANDOM_QUERIES = 3
-
-COVERAGE = {
-    "Table 1": ("reproduced (extended rows)", "results/simcse_pp/<profile>/table1.csv; -Noise with K = 3 dropout samples "
-                "in the small profile (10 in the paper): a -Noise step costs 2K + 2 encoder passes"),
-    "Table 2": ("reproduced (extended rows)", "results/simcse_pp/<profile>/table2.csv; M rescaled to D = 384, with the "
-                "rank of the cross-correlation matrix (§4.2) per run"),
-    "Table 3": ("partly", "the SimCSE, +Off-Info, +DCL and SimCSE++ rows on the small profile's backbone (3 seeds); "
-                "the other models and backbones of the table are not offline"),
-    "Table 4": ("partly", "backbone + whitening (wiki, NLI) and + BERT-flow (NLI; 3 fit seeds), DCL alone (wiki, NLI; "
-                "extended rows), SimCSE + whitening and + BERT-flow (wiki); DiffCSE (no pretrained generator offline) "
-                "is not run"),
-    "Table 5": ("reproduced (extended rows)", "results/simcse_pp/<profile>/table5.csv (STS-B dev)"),
-    "Table 6": ("reproduced", "seconds per step of the Table 3 runs on this machine, extrapolated to one epoch of wiki1m"),
-    "Table 7": ("reproduced (substitute corpus)", "top-5 retrieval over the mirror's SNLI dev+test premises (Flickr30k "
-                "captions) instead of Flickr30k's 150k captions, which are not offline"),
-    "Figure 1": ("reproduced", "figures/simcse_pp/<profile>/figure1_align_uniform.*"),
-    "Text": ("not applicable", "hyperparameters from the running text: used by papers/simcse_pp/experiments.py"),
+TABLE1_ROWS = {
+    "simcse": "SimCSE",
+    "pos_plus": "Pos. +Noise",
+    "pos_minus": "Pos. -Noise",
+    "neg_plus": "Neg. +Noise",
+    "neg_minus": "Neg. -Noise",
 }
-
-
-def coverage() -> pd.DataFrame:
-    """Every table and figure of the paper with what this archive does with it and why."""
-    return coverage_table(PAPER, COVERAGE)
-
-
-def output_dirs(profile: str) -> tuple[Path, Path]:
-    return settings.paper_output_dirs(PAPER, profile)
-
-
-def collect(profile: str, run_missing: bool = True, extended: bool = False, progress: bool = True) -> dict[str, list[dict]]:
-    """Records of every row of the grid, one per seed (:func:`sentemb.report.grid_records.collect_records`: rows
-    outside the run set, ``extended`` False on the small profile, are loaded or empty), and the backbone."""
-    records = collect_records(grid, profile, run_missing, extended, progress)
-    records["backbone_avg"] = [ensure(simcse_grid(profile)["backbone_avg"][0], run_missing=run_missing,
-                                      progress=progress)]
-    return records
-
-
-def _corpus(record: dict) -> str:
-    spec = record["spec"]
-    return "synthetic" if spec["synthetic_data"] else spec["train_data"]
-
-
-def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = True) -> dict[str, dict]:
-    """The derived records the tables need (whitening, retrieval, ranks), computed when missing."""
-    wiki = _corpus(records["simcse"][0])
-    nli = _corpus({"spec": grid(profile)["dcl_only_nli"][0].as_dict()})
-    out = {}
-
-    def whitening(record, corpus):
-        return whitened_sts(record, corpus, lambda spec: load_rows("sentences", corpus), run_missing)
-
-    out["backbone_whitening_wiki"] = whitening(records["backbone_avg"][0], wiki)
-    out["backbone_whitening_nli"] = whitening(records["backbone_avg"][0], nli)
-    out["simcse_whitening_wiki"] = whitening(records["simcse"][0], wiki)
-    for key, record, corpus in (("backbone_flow_nli", records["backbone_avg"][0], nli),
-                                ("simcse_flow_wiki", records["simcse"][0], wiki)):
-        out[key] = flowed_sts_seeds(record, corpus, lambda spec, corpus=corpus: load_rows("sentences", corpus),
-                                    run_missing)
-
-    premises = list(dict.fromkeys(row[0] for row in load_nli_triples(nli)))
-    paper_queries = [q for q in load_reported(PAPER, "table7.text").query("row == 'query'")["text"]]
-    queries = paper_queries + random.Random(0).sample(premises, TABLE7_RANDOM_QUERIES)
-
-    def retrieval(encoder, spec):
-        vectors = encoder.encode(premises, batch_size=64)
-        return {"corpus": nli, "n_corpus": len(premises),
-                "queries": top_k(premises, vectors, queries, encoder.encode(queries, batch_size=64), k=5)}
-
-    for name in ("simcse", "simcse_pp"):
-        out[f"retrieval_{name}"] = ensure_derived(records[name][0], "retrieval_top5",
-                                                  {"corpus": nli, "queries": queries}, retrieval,
-                                                  run_missing=run_missing)
-    batch = load_rows("sentences", wiki)[:N_RANK_BATCH]
-    for name in ["simcse", "bt"] + [f"bt_pad_{m}" for m in TABLE2_PADDING]:
-        if records[name]:
-            padding = records[name][0]["spec"]["objective_params"].get("bt_padding", 0)
-            out[f"rank_{name}"] = ensure_derived(
-                records[name][0], "cross_correlation_rank", {"corpus": wiki, "batch": N_RANK_BATCH, "padding": padding},
-                lambda encoder, spec, padding=padding: cross_correlation_rank(encoder, batch, padding),
-                run_missing=run_missing)
-    return out
+TABLE2_ROWS = {
+    "simcse": "SimCSE-BERT-base",
+    "bt": "+BarlowTwins (D=768)",
+    **{f"bt_pad_{m}": f"+{m} artificial z" for m in TABLE2_PADDING},
+}
+TABLE5_LABEL = {"m": "m", "lambda": "lambda", "tau_dcl": "tau_DCL"}
 
 
 def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]]) -> pd.DataFrame:
@@ -153,8 +63,14 @@ def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]]) ->
 
 
 def table1(records: dict[str, list[dict]]) -> pd.DataFrame:
-    return _sts_table("Table 1", [(n, label, "" if n == "simcse" else label.split()[0], label, records[n])
-                                  for n, label in TABLE1_ROWS.items() if records[n]])
+    return _sts_table(
+        "Table 1",
+        [
+            (n, label, "" if n == "simcse" else label.split()[0], label, records[n])
+            for n, label in TABLE1_ROWS.items()
+            if records[n]
+        ],
+    )
 
 
 def table2(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
@@ -175,8 +91,14 @@ def table2(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> 
 
 def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
     """With the form of each row's trade-off m and DCL ('paper' or 'official'; '' where the row has none)."""
-    table = _sts_table("Table 3", [(n, label, REPORTED_GROUP.get(reported, ""), reported, records[n])
-                                   for n, (label, reported) in TABLE3_ROWS.items() if records[n]])
+    table = _sts_table(
+        "Table 3",
+        [
+            (n, label, REPORTED_GROUP.get(reported, ""), reported, records[n])
+            for n, (label, reported) in TABLE3_ROWS.items()
+            if records[n]
+        ],
+    )
     params = {n: records[n][0]["spec"]["objective_params"] for n in table["run"].unique()}
     table["m"] = [params[r].get("m", 1.0) for r in table["run"]]
     table["trade_off_form"] = [params[r]["trade_off"] if params[r].get("m", 1.0) != 1.0 else "" for r in table["run"]]
@@ -187,21 +109,42 @@ def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
 def table4(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
     b1, b2 = "Block 1: DCL vs post-processing", "Block 2: post-processing on SimCSE"
     backbone = records["backbone_avg"][0]
-    rows = [("backbone_avg", "backbone, avg.", b1, "BERT-base (first-last avg.)", [backbone]),
-            ("backbone_avg", "+whitening(wiki)", b1, "+whitening(wiki)",
-             [derived_sts_record(derived_records["backbone_whitening_wiki"], backbone)]),
-            ("backbone_avg", "+whitening(NLI)", b1, "+whitening(NLI)",
-             [derived_sts_record(derived_records["backbone_whitening_nli"], backbone)])]
+    rows = [
+        ("backbone_avg", "backbone, avg.", b1, "BERT-base (first-last avg.)", [backbone]),
+        (
+            "backbone_avg",
+            "+whitening(wiki)",
+            b1,
+            "+whitening(wiki)",
+            [derived_sts_record(derived_records["backbone_whitening_wiki"], backbone)],
+        ),
+        (
+            "backbone_avg",
+            "+whitening(NLI)",
+            b1,
+            "+whitening(NLI)",
+            [derived_sts_record(derived_records["backbone_whitening_nli"], backbone)],
+        ),
+    ]
     for name, corpus in (("dcl_only_wiki", "wiki"), ("dcl_only_nli", "NLI")):
         if records[name]:
             rows.append((name, f"+DCL({corpus}, tau_DCL=0.05)", b1, f"+DCL({corpus}, tau_DCL=0.05)", records[name]))
-    rows += [("simcse", "SimCSE", b2, "SimCSE-BERT-base", records["simcse"]),
-             ("simcse", "+whitening (wiki), seed 42", b2, "+whitening",
-              [derived_sts_record(derived_records["simcse_whitening_wiki"], records["simcse"][0])])]
+    rows += [
+        ("simcse", "SimCSE", b2, "SimCSE-BERT-base", records["simcse"]),
+        (
+            "simcse",
+            "+whitening (wiki), seed 42",
+            b2,
+            "+whitening",
+            [derived_sts_record(derived_records["simcse_whitening_wiki"], records["simcse"][0])],
+        ),
+    ]
     # BERT-flow, 3 fit seeds each (sentemb.runs.flow_records): on the backbone fitted on NLI sentences, and on SimCSE's
     # seed-42 model fitted on the Wikipedia sentences its whitening uses (the paper does not say what its flow saw)
-    flows = [("backbone_avg", "+flow (NLI)", b1, "+flow (NLI)", "backbone_flow_nli", backbone),
-             ("simcse", "+flow (wiki), seed 42", b2, "+flow", "simcse_flow_wiki", records["simcse"][0])]
+    flows = [
+        ("backbone_avg", "+flow (NLI)", b1, "+flow (NLI)", "backbone_flow_nli", backbone),
+        ("simcse", "+flow (wiki), seed 42", b2, "+flow", "simcse_flow_wiki", records["simcse"][0]),
+    ]
     for name, label, block, reported, key, run in flows:
         if derived_records.get(key):
             rows.append((name, label, block, reported, [derived_sts_record(d, run) for d in derived_records[key]]))
@@ -216,10 +159,22 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
             name = table5_run(group, value)
             label = f"{TABLE5_LABEL[group]}={value:g}"
             for record in records.get(name, []):
-                per_seed.append({"paper": PAPER, "table": "Table 5", "row": label, "run": name,
-                                 "reported_group": TABLE5_LABEL[group], "reported_row": label, "column": "STS-B",
-                                 "split": "dev", "aggregation": "", "metric": "spearman",
-                                 "value": 100 * record["metrics"]["stsb_dev_spearman"], **trace(record)})
+                per_seed.append(
+                    {
+                        "paper": PAPER,
+                        "table": "Table 5",
+                        "row": label,
+                        "run": name,
+                        "reported_group": TABLE5_LABEL[group],
+                        "reported_row": label,
+                        "column": "STS-B",
+                        "split": "dev",
+                        "aggregation": "",
+                        "metric": "spearman",
+                        "value": 100 * record["metrics"]["stsb_dev_spearman"],
+                        **trace(record),
+                    }
+                )
     if not per_seed:
         return pd.DataFrame()
     return join(aggregate_seeds(pd.DataFrame(per_seed)), load_reported(PAPER, "table5"))
@@ -236,13 +191,28 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
         for record in records[name]:
             t = record["training"]
             per_step = t["phase_seconds"]["steps"] / record["spec"]["steps"]
-            for column, value, metric in (("Training Time", per_step * UNSUP_STEPS / 60, "minutes"),
-                                          ("seconds per step", per_step, "seconds"),
-                                          ("sentences per second", t["rows_per_second"], "sentences/s")):
-                per_seed.append({"paper": PAPER, "table": "Table 6", "row": label, "run": name, "reported_group": "",
-                                 "reported_row": reported_row if column == "Training Time" else "", "column": column,
-                                 "split": "", "aggregation": "", "metric": metric, "value": value,
-                                 "precision": record["spec"]["precision"], **trace(record)})
+            for column, value, metric in (
+                ("Training Time", per_step * UNSUP_STEPS / 60, "minutes"),
+                ("seconds per step", per_step, "seconds"),
+                ("sentences per second", t["rows_per_second"], "sentences/s"),
+            ):
+                per_seed.append(
+                    {
+                        "paper": PAPER,
+                        "table": "Table 6",
+                        "row": label,
+                        "run": name,
+                        "reported_group": "",
+                        "reported_row": reported_row if column == "Training Time" else "",
+                        "column": column,
+                        "split": "",
+                        "aggregation": "",
+                        "metric": metric,
+                        "value": value,
+                        "precision": record["spec"]["precision"],
+                        **trace(record),
+                    }
+                )
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("precision",))
     return join(cells, load_reported(PAPER, "table6"))
 
@@ -253,95 +223,87 @@ def table7(derived_records: dict[str, dict]) -> pd.DataFrame:
         d = derived_records[f"retrieval_{name}"]
         for q, entry in enumerate(d["result"]["queries"]):
             for hit in entry["hits"]:
-                rows.append({"query_no": q + 1, "query": entry["query"], "rank": hit["rank"], "model": model,
-                             "sentence": hit["sentence"], "cosine": hit["cosine"], "run_id": d["run_id"],
-                             "derived_id": d["derived_id"], "corpus": d["result"]["corpus"],
-                             "n_corpus": d["result"]["n_corpus"]})
+                rows.append(
+                    {
+                        "query_no": q + 1,
+                        "query": entry["query"],
+                        "rank": hit["rank"],
+                        "model": model,
+                        "sentence": hit["sentence"],
+                        "cosine": hit["cosine"],
+                        "run_id": d["run_id"],
+                        "derived_id": d["derived_id"],
+                        "corpus": d["result"]["corpus"],
+                        "n_corpus": d["result"]["n_corpus"],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The paper's claims (claims.yaml) on the reproduced cells with the seeds' statistics."""
-    parts = [from_reproduced(tables[t]) for t in ("table1", "table2", "table3", "table4", "table5", "table6")
-             if not tables[t].empty]
-    reproduced = pd.concat(parts, ignore_index=True)
-    aliases = reproduced[(reproduced["table"] == "Table 3") & reproduced["row"].isin(list(CLAIM_ALIASES))].copy()
-    aliases["row"] = aliases["row"].map(CLAIM_ALIASES)
-    verdicts = evaluate_all(PAPER, pd.concat([reproduced, aliases], ignore_index=True))
-    for claim, reason in NOT_TESTABLE.items():
-        mask = verdicts["claim"] == claim
-        verdicts.loc[mask, ["status", "detail", "effect", "p_value", "n", "test"]] = ["not run", reason, None, None, "", ""]
-    return verdicts
-
-
-def write_tables(records: dict[str, list[dict]], derived_records: dict[str, dict], profile: str) -> dict[str, pd.DataFrame]:
-    folder, _ = output_dirs(profile)
-    tables = {"table1": table1(records), "table2": table2(records, derived_records), "table3": table3(records),
-              "table4": table4(records, derived_records), "table5": table5(records), "table6": table6(records),
-              "table7": table7(derived_records)}
-    tables["claims"] = claims(tables)
-    write_csv_tables(folder, tables)
-    return tables
-
-
-def not_run(records: dict[str, list[dict]]) -> pd.DataFrame:
-    """The grid's rows without records, with the reason."""
-    return not_run_rows(records, NOT_RUN_BUDGET)
-
-
-def wide(table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", "")) -> pd.DataFrame:
-    """Reader's view: one row per model, 'mean ± std (n) [reported]' per column."""
-    if table.empty:
-        return table
-    grouped = table[table["aggregation"].isin(aggregation)]["reported_group"].fillna("").ne("").any()
-    return wide_cells(table, aggregation, index=("reported_group", "row") if grouped else ("row",))
-
-
-def figures(records: dict[str, list[dict]], profile: str) -> list[Path]:
+def figure1(records: dict[str, list[dict]], profile: str) -> list[Path]:
     """Figure 1: alignment/uniformity (STS-B) of the Table 3 models, seed 42 (the tables hold every seed)."""
-    _, folder = output_dirs(profile)
+    _, folder = settings.paper_output_dirs(PAPER, profile)
     points = {}
     for name in HEADLINE:
         record = records[name][0]
-        points[TABLE3_ROWS[name][0].split(" (")[0]] = {"alignment": record["analysis"]["alignment"],
-                                                       "uniformity": record["analysis"]["uniformity"],
-                                                       "avg_sts": record["metrics"]["summary"]["Avg."]}
+        points[TABLE3_ROWS[name][0].split(" (")[0]] = {
+            "alignment": record["analysis"]["alignment"],
+            "uniformity": record["analysis"]["uniformity"],
+            "avg_sts": record["metrics"]["summary"]["Avg."],
+        }
     fig = geometry.align_uniform_points(points, "Figure 1: alignment/uniformity (STS-B dev+test)")
     runs = ", ".join(f"{n}={records[n][0]['run_id']}" for n in HEADLINE)
-    return style.save(fig, folder, "figure1_align_uniform",
-                      f"profile {profile}; backbone {records['simcse'][0]['spec']['backbone']}; seed 42 runs: {runs}")
+    return style.save(
+        fig,
+        folder,
+        "figure1_align_uniform",
+        f"profile {profile}; backbone {records['simcse'][0]['spec']['backbone']}; seed 42 runs: {runs}",
+    )
 
 
 def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
     """The README's fairseq-style tables (reported | reproduced mean ± std (n) | Δ), from the reproduced tables."""
     lines = []
-    for key, title in (("table3", "Table 3 (STS test, Spearman x 100, 'all')"),
-                       ("table1", "Table 1 (STS test)"), ("table2", "Table 2 (STS test)"),
-                       ("table4", "Table 4 (STS test)")):
+    for key, title in (
+        ("table3", "Table 3 (STS test, Spearman x 100, 'all')"),
+        ("table1", "Table 1 (STS test)"),
+        ("table2", "Table 2 (STS test)"),
+        ("table4", "Table 4 (STS test)"),
+    ):
         t = tables[key]
         if t.empty:
             continue
         t = t[t["column"] == "Avg."]
         lines += ["", f"| {title}: Avg. of 7 tasks | paper row | reported | reproduced | Δ |", "|---|---|---|---|---|"]
         for _, r in t.iterrows():
-            reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
-            delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
-            lines.append(f"| {r['row']} | {r['reported_row'] or '–'} | {reported} | {mean_std(r)} | {delta} |")
+            lines.append(
+                f"| {r['row']} | {r['reported_row'] or '–'} | {reported_cell(r['reported'])} "
+                f"| {mean_std(r)} | {reported_cell(r['delta'], signed=True)} |"
+            )
     t5 = tables["table5"]
     if not t5.empty:
         lines += ["", "| Table 5 (STS-B dev) | reported | reproduced | Δ |", "|---|---|---|---|"]
         for _, r in t5.iterrows():
-            lines.append(f"| {r['row']} | {r['reported']:.2f} | {mean_std(r)} | {r['delta']:+.2f} |")
+            lines.append(
+                f"| {r['row']} | {reported_cell(r['reported'])} | {mean_std(r)} "
+                f"| {reported_cell(r['delta'], signed=True)} |"
+            )
     t6 = tables["table6"]
     precision = ", ".join(sorted({p for joined in t6.get("precision", []) for p in str(joined).split(";")}))
-    lines += ["", f"| Table 6 (this machine, {precision}, batch 64) | s/step | sentences/s | 1 epoch of wiki1m (min) | "
-              "reported (min) |",
-              "|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"| Table 6 (this machine, {precision}, batch 64) | s/step | sentences/s | 1 epoch of wiki1m (min) | "
+        "reported (min) |",
+        "|---|---|---|---|---|",
+    ]
     for row, group in t6.groupby("row", sort=False):
         cells = group.set_index("column")
         rep = cells.loc["Training Time", "reported"]
-        lines.append(f"| {row} | {mean_std(cells.loc['seconds per step'])} | {mean_std(cells.loc['sentences per second'])} "
-                     f"| {mean_std(cells.loc['Training Time'])} | {'' if pd.isna(rep) else f'{rep:.0f}'} |")
+        lines.append(
+            f"| {row} | {mean_std(cells.loc['seconds per step'])} "
+            f"| {mean_std(cells.loc['sentences per second'])} | {mean_std(cells.loc['Training Time'])} "
+            f"| {'' if pd.isna(rep) else f'{rep:.0f}'} |"
+        )
     lines += [""] + markdown_rows(tables["claims"])
     return "\n".join(lines).strip()
 
@@ -352,28 +314,39 @@ def table5_figure(t5: pd.DataFrame, profile: str) -> list[Path]:
     import seaborn as sns
 
     style.apply()
-    _, folder = output_dirs(profile)
+    _, folder = settings.paper_output_dirs(PAPER, profile)
     points = []
     for _, r in t5.iterrows():
         value = float(r["row"].split("=")[1])
         for v in str(r["values"]).split(";"):
             points.append({"group": r["reported_group"], "value": value, "STS-B dev": float(v), "source": "reproduced"})
-        points.append({"group": r["reported_group"], "value": value, "STS-B dev": r["reported"], "source": "reported (BERT-base)"})
+        points.append(
+            {"group": r["reported_group"], "value": value, "STS-B dev": r["reported"], "source": "reported (BERT-base)"}
+        )
     frame = pd.DataFrame(points)
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
     for ax, group in zip(axes, TABLE5_LABEL.values()):
         sub = frame[frame["group"] == group]
-        sns.lineplot(data=sub, x="value", y="STS-B dev", hue="source", style="source", markers=True, dashes=False,
-                     errorbar=None, ax=ax, legend=group == "m")
+        sns.lineplot(
+            data=sub,
+            x="value",
+            y="STS-B dev",
+            hue="source",
+            style="source",
+            markers=True,
+            dashes=False,
+            errorbar=None,
+            ax=ax,
+            legend=group == "m",
+        )
         ax.set_xscale("log" if group != "m" else "linear")
         ax.set_xlabel(group)
     fig.suptitle("Table 5: STS-B dev Spearman x 100 against each hyperparameter of SimCSE++")
     fig.tight_layout()
     n_runs = len(dict.fromkeys(";".join(t5["run_ids"]).split(";")))
-    return style.save(fig, folder, "table5_sweeps",
-                      f"profile {profile}; {n_runs} runs, their ids in results/simcse_pp/{profile}/table5.csv (run_ids)")
-
-
-def provenance(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
-    """One row per run and derived record behind the tables: what it is, where and when it was computed."""
-    return provenance_table(records, derived_records.items())
+    return style.save(
+        fig,
+        folder,
+        "table5_sweeps",
+        f"profile {profile}; {n_runs} runs, their ids in results/simcse_pp/{profile}/table5.csv (run_ids)",
+    )

@@ -1,11 +1,10 @@
-"""TNCSE's tables and figures from run records and derived records: what the notebook calls.
+"""TNCSE's tables and figures from run records and derived records (the hooks of ``paper.py`` call them).
 
 Each table function takes the records of :func:`papers.tncse.experiments.grid` (run name -> one record per seed;
 an empty list for a row that was not run) and returns a long DataFrame: the reproduced mean ± std over seeds next to
 the reported value, every seed's value and run id kept. The paper labels STS-B and SICK-R "STSB" and "SICKR"; the
 reproduced rows use its labels. Analyses of a trained model (MTEB, LayerNorm removal) are derived records
-(``sentemb/runs/derived.py``), computed once. Nothing here trains, except :func:`derived`, which re-trains a run
-whose checkpoint is gone from this machine.
+(``sentemb/runs/derived.py``, :meth:`papers.tncse.paper.TNCSE.derived`). Nothing here trains.
 
 Every table that depends on stage 1 says so: the stage-1 pair is two unsupervised SimCSE runs of the SimCSE grid
 (different seeds), not the paper's RTT-trained encoders.
@@ -18,24 +17,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from papers.noncontrastive.analyses import mteb_and_geometry
-from papers.tncse.experiments import TABLE4, grid, table4_run
+from papers.tncse.experiments import TABLE4, table4_run
 from sentemb import settings
-from sentemb.analysis.layernorm_removal import layernorm_removal
-from sentemb.data.corpora import load_rows
 from sentemb.objectives.tensor_norm import tn_surface
+from sentemb.paper import reported_cell
 from sentemb.plots import geometry, style
-from sentemb.report.claims import evaluate_all, from_reproduced, markdown_rows
-from sentemb.report.grid_records import collect_records
-from sentemb.report.provenance_table import provenance_table
-from sentemb.report.reported import coverage_table, load_reported
+from sentemb.report.claims import markdown_rows
+from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_table, trace
-from sentemb.report.views import not_run_rows, wide_cells, write_csv_tables
-from sentemb.runs.derived import ensure_derived
-from sentemb.runs.execute import NotRun
 
 PAPER = "tncse"
-NOT_RUN_BUDGET = "not run: outside the small profile's budget (./run_all.sh --paper tncse --extended)"
 STAGE1 = "stage 1 = two unsup. SimCSE runs (seeds s, s+1) of the SimCSE grid, not RTT-trained encoders"
 PAPER_COLUMNS = {"STS-B": "STSB", "SICK-R": "SICKR"}  # the paper's labels for the reproduced columns
 STS_AVG = "7 STS Avg."
@@ -46,8 +37,6 @@ TABLE1_ROWS = {  # run -> (our label, Table 1 BERT-base row it is compared with)
     "tncse": ("TNCSE", "TNCSE"),
 }
 TABLE3_COLUMNS = {"ensemble": ("SimCSE", "TNCSE(Untrained)"), "tncse": ("TNCSE",)}
-TABLE4_LABELS = {"L_NCE": "L_NCE", "L_ICNCE": "L_ICNCE", "L_ICTN": "L_ICTN", "L_NCE+L_ICNCE": "L_NCE+L_ICNCE",
-                 "L_NCE+L_ICTN": "L_NCE+L_ICTN", "L_ICNCE+L_ICTN": "L_ICNCE+L_ICTN"}
 TABLE5_COLUMNS = {  # run -> (our column label, the paper's Table 5 column it stands next to)
     "simcse_sickr": ("SimCSE (MLP on [CLS], B x B loss)", "SimCSE"),
     "simcse_matched": ("SimCSE (matched to TNCSE-Single: no MLP, symmetric 2B-row InfoNCE)", "SimCSE"),
@@ -57,110 +46,6 @@ TABLE6 = {  # row -> (run trained on wiki, run trained on wiki + SICK-R)
     "SimCSE": ("simcse", "simcse_sickr"),
     "TNCSE": ("tncse_wiki", "tncse"),
 }
-NOT_TESTABLE = {
-    "tncse-bert-beats-edfse": "EDFSE's RTT-trained ensemble is not offline",
-    "tncse-bert-best-among-baselines": "the other baselines (DiffCSE, ESimCSE, ArcCSE, ...) are not implemented",
-    "tncse-roberta-best-among-baselines": "RoBERTa is not offline",
-    "tncse-d-bert-beats-edfse-d": "the distillation method (TNCSE D) is unpublished",
-    "tncse-d-roberta-best-single-encoder": "the distillation method and RoBERTa are not available",
-    "tncse-uc-beats-rankcse-uc-bert": "the InfoCSE checkpoint and RankCSE are not offline",
-    "tncse-uc-beats-rankcse-uc-roberta": "the InfoCSE checkpoint, RankCSE and RoBERTa are not offline",
-    "tncse-mteb-sts22-best": "needs the baselines' MTEB scores, and STS22 is not in the mirror (none of its 18 subsets)",
-    "tncse-mteb-retrieval-best": "needs the baselines' MTEB scores; the mirror holds 2 of the 30 retrieval tasks",
-    "tncse-best-dual-encoder": "the other baselines' dual encoders (ESimCSE, DiffCSE, InfoCSE, RankCSE) are not run",
-}
-N_FIGURE5_SENTENCES = 100  # "We first randomly select 100 sentences from Wiki1M"
-FIGURE5_REMOVED = tuple(range(7))  # the last 0..6 LayerNorms
-
-COVERAGE = {
-    "Figure 1": ("not applicable", "an illustration without data"),
-    "Figure 2": ("reproduced", "the analytic surface of Eq. 3 (figures/tncse/<profile>/figure2_tn_surface.*)"),
-    "Figure 3": ("not applicable", "an architecture diagram without data"),
-    "Figure 4": ("reproduced (substitute stage 1)", "TNCSE vs SimCSE and the untrained pair over 3 seeds with Welch's "
-                 "t-test; " + STAGE1),
-    "Figure 5": ("partly", "mean [CLS] norm of 100 training sentences and STS-B dev after removing the last 0-6 "
-                 "LayerNorms of the stage-1 encoder, without re-training (the paper re-trains TNCSE after each removal)"),
-    "Figure 6": ("reproduced (substitute stage 1)", "alignment/uniformity (STS-B) of the trained rows, seed 42"),
-    "Table 1": ("partly", "SimCSE, the untrained stage-1 pair and TNCSE on the small profile's backbone, 3 seeds; the "
-                "other baselines, D, UC and UC D are not run (distillation unpublished, InfoCSE not offline); " + STAGE1),
-    "Table 2": ("partly", "MTEB on the mirror's 17 tasks (1 of STS17's 11 subsets, none of STS22's 18, 6 of the 30 "
-                "classification tasks, 2 retrieval tasks scored by mteb's nDCG@10 where the paper reports MAP@10, no "
-                "reranking) for SimCSE and TNCSE, seed 42 (extended rows)"),
-    "Table 3": ("partly", "the dual SimCSE encoder (= TNCSE untrained, in this substitution) and TNCSE; ESimCSE, "
-                "DiffCSE, InfoCSE and RankCSE are not implemented or not offline"),
-    "Table 4": ("reproduced (extended rows)", "the six combinations of loss terms; " + STAGE1),
-    "Table 5": ("reproduced (extended rows)", "SimCSE (the paper's: MLP on [CLS], B x B InfoNCE), SimCSE matched to "
-                "TNCSE-Single (its objective without L_TN: no MLP, symmetric 2B-row InfoNCE; the claim's SimCSE) and "
-                "TNCSE-Single, all from the backbone on wiki + SICK-R"),
-    "Table 6": ("partly (extended rows)", "SimCSE and TNCSE with and without SICK-R sentences (SICK-R is also a test "
-                "set: flagged); ESimCSE, DiffCSE, InfoCSE and RankCSE are not run"),
-    "Text": ("not applicable", "hyperparameters from the text, supplement and code: used by papers/tncse/experiments.py"),
-}
-
-
-#: The extended rows an item's reproduced part rests on: without their records the item is not (or only partly) done.
-EXTENDED_ITEMS = {
-    "Table 2": ("simcse", "tncse"),  # their MTEB derived records (``mteb_<run>``)
-    "Table 4": tuple(table4_run(terms) for terms in TABLE4.values()),
-    "Table 5": ("simcse_sickr", "simcse_matched", "tncse_single"),
-    "Table 6": ("tncse_wiki", "simcse_sickr"),
-}
-
-
-def coverage(records: dict[str, list[dict]] | None = None, derived_records: dict[str, dict] | None = None) -> pd.DataFrame:
-    """Every table and figure of the paper with what this archive does with it and why. Given the records (and the
-    derived records), an item whose extended rows have no records yet says so instead of its intended status."""
-    table = coverage_table(PAPER, COVERAGE)
-    if records is None:
-        return table
-    for item, runs in EXTENDED_ITEMS.items():
-        if item == "Table 2":
-            missing = [r for r in runs if f"mteb_{r}" not in (derived_records or {})]
-        else:
-            missing = [r for r in runs if not records.get(r)]
-        if not missing:
-            continue
-        row = table["item"] == item
-        status = "not run" if len(missing) == len(runs) else "partly"
-        if item == "Table 4":  # the untrained pair and the full loss are core rows
-            status = "partly"
-        table.loc[row, "status"] = status
-        table.loc[row, "where / why"] = (f"no records yet for {', '.join(missing)} (extended rows: ./run_all.sh --paper "
-                                         f"tncse --extended); intended: " + table.loc[row, "where / why"])
-    return table
-
-
-def output_dirs(profile: str) -> tuple[Path, Path]:
-    return settings.paper_output_dirs(PAPER, profile)
-
-
-def collect(profile: str, run_missing: bool = True, extended: bool = False, progress: bool = True) -> dict[str, list[dict]]:
-    """Records of every row of the grid, one per seed (:func:`sentemb.report.grid_records.collect_records`: rows
-    outside the run set, ``extended`` False on the small profile, are loaded or empty)."""
-    return collect_records(grid, profile, run_missing, extended, progress)
-
-
-def derived(records: dict[str, list[dict]], profile: str, run_missing: bool = True,
-            extended: bool = False) -> dict[str, dict]:
-    """The derived records the tables need: Figure 5's LayerNorm removal on the seed-42 stage-1 encoder, and (with
-    ``extended``, or when they exist) Table 2's MTEB records of SimCSE and TNCSE seed 42 (shared with the
-    non-contrastive paper's analysis of the same runs)."""
-    corpus = records["simcse"][0]["spec"]["train_data"] if not records["simcse"][0]["spec"]["synthetic_data"] \
-        else "synthetic"
-    sentences = load_rows("sentences", corpus)
-    rng = np.random.default_rng(0)
-    sample = [sentences[i] for i in sorted(rng.choice(len(sentences), N_FIGURE5_SENTENCES, replace=False))]
-    out = {"figure5": ensure_derived(
-        records["simcse"][0], "layernorm_removal",
-        {"corpus": corpus, "n_sentences": N_FIGURE5_SENTENCES, "sample_seed": 0, "removed": list(FIGURE5_REMOVED)},
-        lambda model, spec: layernorm_removal(model, sample, FIGURE5_REMOVED, synthetic=spec.synthetic_data),
-        run_missing=run_missing)}
-    for name in ("simcse", "tncse"):
-        try:
-            out[f"mteb_{name}"] = mteb_and_geometry(records[name][0], run_missing=run_missing and extended)
-        except NotRun:
-            pass
-    return out
 
 
 def _sts_columns(rows: list[dict]) -> list[dict]:
@@ -172,17 +57,34 @@ def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]], re
     return sts_table(PAPER, table, rows, load_reported(PAPER, reported), relabel=_sts_columns)
 
 
-def _avg_table(table: str, cells: list[tuple[str, str, str, str, str, list[dict]]], reported: str,
-               value=lambda record: record["metrics"]["summary"]["Avg."]) -> pd.DataFrame:
+def _avg_table(
+    table: str,
+    cells: list[tuple[str, str, str, str, str, list[dict]]],
+    reported: str,
+    value=lambda record: record["metrics"]["summary"]["Avg."],
+) -> pd.DataFrame:
     """cells: (run, our row label, our column label, reported row, reported column, records): one number per seed
     (by default the 7-STS average of the record)."""
     per_seed = []
     for name, row, column, reported_row, reported_column, recs in cells:
         for record in recs:
-            per_seed.append({"paper": PAPER, "table": table, "row": row, "run": name, "reported_group": "",
-                             "reported_row": reported_row, "column": reported_column, "our_column": column,
-                             "split": "test", "aggregation": "", "metric": "spearman", "value": value(record),
-                             **trace(record)})
+            per_seed.append(
+                {
+                    "paper": PAPER,
+                    "table": table,
+                    "row": row,
+                    "run": name,
+                    "reported_group": "",
+                    "reported_row": reported_row,
+                    "column": reported_column,
+                    "our_column": column,
+                    "split": "test",
+                    "aggregation": "",
+                    "metric": "spearman",
+                    "value": value(record),
+                    **trace(record),
+                }
+            )
     if not per_seed:
         return pd.DataFrame()
     cells_frame = aggregate_seeds(pd.DataFrame(per_seed), extra=("our_column",))
@@ -191,24 +93,37 @@ def _avg_table(table: str, cells: list[tuple[str, str, str, str, str, list[dict]
 
 
 def table1(records: dict[str, list[dict]]) -> pd.DataFrame:
-    return _sts_table("Table 1", [(n, label, "BERT-base" if reported else "", reported, records[n])
-                                  for n, (label, reported) in TABLE1_ROWS.items() if records[n]], "table1")
+    return _sts_table(
+        "Table 1",
+        [
+            (n, label, "BERT-base" if reported else "", reported, records[n])
+            for n, (label, reported) in TABLE1_ROWS.items()
+            if records[n]
+        ],
+        "table1",
+    )
 
 
 def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
-    cells = [(n, "7 STS Avg.", column, STS_AVG, column, records[n]) for n, columns in TABLE3_COLUMNS.items()
-             for column in columns if records[n]]
+    cells = [
+        (n, "7 STS Avg.", column, STS_AVG, column, records[n])
+        for n, columns in TABLE3_COLUMNS.items()
+        for column in columns
+        if records[n]
+    ]
     return _avg_table("Table 3", cells, "table3")
 
 
 def table4(records: dict[str, list[dict]]) -> pd.DataFrame:
-    cells = [("ensemble", "None (untrained pair)", STS_AVG, "None(Dual Encoder Untrained)", STS_AVG,
-              records["ensemble"])]
+    cells = [
+        ("ensemble", "None (untrained pair)", STS_AVG, "None(Dual Encoder Untrained)", STS_AVG, records["ensemble"])
+    ]
     for row, terms in TABLE4.items():
         name = table4_run(terms)
-        cells.append((name, row, STS_AVG, TABLE4_LABELS[row], STS_AVG, records.get(name, [])))
-    cells.append(("tncse", "L_NCE+L_ICNCE+L_ICTN (TNCSE)", STS_AVG, "L_NCE+L_ICNCE+L_ICTN(Ours)", STS_AVG,
-                  records["tncse"]))
+        cells.append((name, row, STS_AVG, row, STS_AVG, records.get(name, [])))
+    cells.append(
+        ("tncse", "L_NCE+L_ICNCE+L_ICTN (TNCSE)", STS_AVG, "L_NCE+L_ICNCE+L_ICTN(Ours)", STS_AVG, records["tncse"])
+    )
     return _avg_table("Table 4", [c for c in cells if c[-1]], "table4")
 
 
@@ -217,8 +132,10 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
     the matched one keeps the paper's column name "SimCSE", so it is the cell the claim compares TNCSE-Single with
     (they differ by L_TN only), and the paper's configuration (``simcse_sickr``) is shown under its own column."""
     stsb = lambda record: 100 * record["metrics"]["tasks"]["STSBenchmark"]["splits"]["test"]["spearman"]  # noqa: E731
-    cells = [(name, "STS-B testset", label, "STS-B testset", column, records.get(name, []))
-             for name, (label, column) in TABLE5_COLUMNS.items()]
+    cells = [
+        (name, "STS-B testset", label, "STS-B testset", column, records.get(name, []))
+        for name, (label, column) in TABLE5_COLUMNS.items()
+    ]
     table = _avg_table("Table 5", [c for c in cells if c[-1]], "table5", value=stsb)
     if not table.empty:
         own_column = table["run"] == "simcse_sickr"
@@ -239,11 +156,22 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
         for record in records.get(sickr, []):
             base = by_seed.get(record["spec"]["seed"])
             if base is not None:
-                gains.append({"paper": PAPER, "table": "Table 6", "row": row, "run": f"{sickr}-{wiki}",
-                              "reported_group": "", "reported_row": row, "column": "+Unlabelled SICKR (gain)",
-                              "split": "test", "aggregation": "", "metric": "spearman",
-                              "value": record["metrics"]["summary"]["Avg."] - base["metrics"]["summary"]["Avg."],
-                              **trace(record)})
+                gains.append(
+                    {
+                        "paper": PAPER,
+                        "table": "Table 6",
+                        "row": row,
+                        "run": f"{sickr}-{wiki}",
+                        "reported_group": "",
+                        "reported_row": row,
+                        "column": "+Unlabelled SICKR (gain)",
+                        "split": "test",
+                        "aggregation": "",
+                        "metric": "spearman",
+                        "value": record["metrics"]["summary"]["Avg."] - base["metrics"]["summary"]["Avg."],
+                        **trace(record),
+                    }
+                )
     if gains:
         gain = join(aggregate_seeds(pd.DataFrame(gains)), load_reported(PAPER, "table6"))
         table = pd.concat([table, gain], ignore_index=True)
@@ -252,8 +180,12 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
 
 def table2(derived_records: dict[str, dict]) -> pd.DataFrame:
     """MTEB main scores (x 100) per task for SimCSE and TNCSE (seed 42), grouped as the paper's rows."""
-    groups = {"STS17": "STS17(11 Acc)", "STS22": "STS22(18 Acc)", "Class.": "Classification(30 Acc)",
-              "Retr.": "Retrieval(30 Map@10)"}
+    groups = {
+        "STS17": "STS17(11 Acc)",
+        "STS22": "STS22(18 Acc)",
+        "Class.": "Classification(30 Acc)",
+        "Retr.": "Retrieval(30 Map@10)",
+    }
     rows = []
     for name, method in (("simcse", "SimCSE"), ("tncse", "TNCSE")):
         d = derived_records.get(f"mteb_{name}")
@@ -265,8 +197,17 @@ def table2(derived_records: dict[str, dict]) -> pd.DataFrame:
             group = groups.get(task, groups.get(result.get("category")))
             if group is None:
                 continue
-            rows.append({"method": method, "task": task, "paper_row": group, "main_metric": result["main_metric"],
-                         "value": result["main_score"], "run_id": d["run_id"], "derived_id": d["derived_id"]})
+            rows.append(
+                {
+                    "method": method,
+                    "task": task,
+                    "paper_row": group,
+                    "main_metric": result["main_metric"],
+                    "value": result["main_score"],
+                    "run_id": d["run_id"],
+                    "derived_id": d["derived_id"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -275,42 +216,14 @@ def table2_summary(t2: pd.DataFrame) -> pd.DataFrame:
     if t2.empty:
         return t2
     reported = load_reported(PAPER, "table2")
-    out = t2.groupby(["paper_row", "method"], sort=False).agg(value=("value", "mean"), n_tasks=("task", "count"),
-                                                            tasks=("task", ";".join)).reset_index()
+    out = (
+        t2.groupby(["paper_row", "method"], sort=False)
+        .agg(value=("value", "mean"), n_tasks=("task", "count"), tasks=("task", ";".join))
+        .reset_index()
+    )
     lookup = {(r["row"], r["column"]): r["value"] for _, r in reported.iterrows()}
     out["reported"] = [lookup.get((r["paper_row"], r["method"])) for _, r in out.iterrows()]
     return out
-
-
-def claims(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The paper's claims (claims.yaml) on the reproduced cells with the seeds' statistics; Table 1's TNCSE row
-    stands for the paper's BERT-base TNCSE row."""
-    parts = [from_reproduced(tables[t]) for t in ("table1", "table3", "table4", "table5", "table6")
-             if not tables[t].empty]
-    verdicts = evaluate_all(PAPER, pd.concat(parts, ignore_index=True))
-    for claim, reason in NOT_TESTABLE.items():
-        mask = verdicts["claim"] == claim
-        verdicts.loc[mask, ["status", "detail", "effect", "p_value", "n", "test"]] = ["not run", reason, None, None, "", ""]
-    return verdicts
-
-
-def write_tables(records: dict[str, list[dict]], derived_records: dict[str, dict], profile: str) -> dict[str, pd.DataFrame]:
-    folder, _ = output_dirs(profile)
-    tables = {"table1": table1(records), "table2": table2(derived_records), "table3": table3(records),
-              "table4": table4(records), "table5": table5(records), "table6": table6(records),
-              "figure5": figure5_table(derived_records)}
-    tables["claims"] = claims(tables)
-    write_csv_tables(folder, tables)
-    return tables
-
-
-def not_run(records: dict[str, list[dict]]) -> pd.DataFrame:
-    return not_run_rows(records, NOT_RUN_BUDGET)
-
-
-def wide(table: pd.DataFrame) -> pd.DataFrame:
-    """Reader's view: one row per model, 'mean ± std (n) [reported]' per column (the paper's column labels)."""
-    return wide_cells(table, column="our_column" if "our_column" in table else "column")
 
 
 def figure2(profile: str) -> list[Path]:
@@ -318,7 +231,7 @@ def figure2(profile: str) -> list[Path]:
     import matplotlib.pyplot as plt
 
     style.apply()
-    _, folder = output_dirs(profile)
+    folder = settings.paper_output_dirs(PAPER, profile)[1]
     k, t = np.meshgrid(np.linspace(0.02, 3.0, 150), np.linspace(-1.0, 1.0, 150))
     fig = plt.figure(figsize=(5.6, 4.4))
     ax = fig.add_subplot(projection="3d")
@@ -327,11 +240,15 @@ def figure2(profile: str) -> list[Path]:
     ax.set_ylabel("t = cos(h, h+)")
     ax.set_zlabel("l_TN")
     ax.set_title("Figure 2: l_TN(k, t) = sqrt(1 + k^2 - 2kt) / (1 + k)")
-    return style.save(fig, folder, "figure2_tn_surface", "Eq. 3 evaluated on a 150 x 150 grid (sentemb.objectives."
-                      "tensor_norm.tn_surface); minimum 0 at k = t = 1")
+    return style.save(
+        fig,
+        folder,
+        "figure2_tn_surface",
+        "Eq. 3 evaluated on a 150 x 150 grid (sentemb.objectives.tensor_norm.tn_surface); minimum 0 at k = t = 1",
+    )
 
 
-def figure4(table1_frame: pd.DataFrame, claims_frame: pd.DataFrame, profile: str) -> list[Path]:
+def figure4(table1_frame: pd.DataFrame, profile: str) -> list[Path]:
     """Figure 4: the 7-STS average of every seed of SimCSE, the untrained pair and TNCSE (seaborn), with the
     one-sided Welch test of TNCSE against SimCSE."""
     import matplotlib.pyplot as plt
@@ -339,18 +256,23 @@ def figure4(table1_frame: pd.DataFrame, claims_frame: pd.DataFrame, profile: str
     from scipy import stats
 
     style.apply()
-    _, folder = output_dirs(profile)
+    folder = settings.paper_output_dirs(PAPER, profile)[1]
     avg = table1_frame[table1_frame["column"] == "Avg."]
-    points = [{"model": r["row"], "seed": int(s), "7 STS avg.": float(v)} for _, r in avg.iterrows()
-              for s, v in zip(str(r["seeds"]).split(";"), str(r["values"]).split(";"))]
+    points = [
+        {"model": r["row"], "seed": int(s), "7 STS avg.": float(v)}
+        for _, r in avg.iterrows()
+        for s, v in zip(str(r["seeds"]).split(";"), str(r["values"]).split(";"))
+    ]
     frame = pd.DataFrame(points)
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     # one row per seed (dodge) instead of jitter: seaborn jitters with numpy's global RNG, which changed the figure's
     # bytes at every execution of the notebook
-    sns.stripplot(data=frame, x="7 STS avg.", y="model", hue="seed", size=7, jitter=False, dodge=True, ax=ax,
-                  palette="deep")
-    sns.pointplot(data=frame, x="7 STS avg.", y="model", errorbar="sd", color="k", markers="|", linestyles="none",
-                  ax=ax)
+    sns.stripplot(
+        data=frame, x="7 STS avg.", y="model", hue="seed", size=7, jitter=False, dodge=True, ax=ax, palette="deep"
+    )
+    sns.pointplot(
+        data=frame, x="7 STS avg.", y="model", errorbar="sd", color="k", markers="|", linestyles="none", ax=ax
+    )
     title = "Figure 4: 7 STS average per seed (mean ± sd in black)"
     by_model = {m: g["7 STS avg."].to_numpy() for m, g in frame.groupby("model")}
     tncse, simcse = by_model.get(TABLE1_ROWS["tncse"][0]), by_model.get(TABLE1_ROWS["simcse"][0])
@@ -376,7 +298,7 @@ def figure5(table: pd.DataFrame, profile: str) -> list[Path]:
     import matplotlib.pyplot as plt
 
     style.apply()
-    _, folder = output_dirs(profile)
+    folder = settings.paper_output_dirs(PAPER, profile)[1]
     fig, ax = plt.subplots(figsize=(5.6, 3.6))
     ax.bar(table["removed_layernorms"], table["mean_cls_norm"], color=style.PALETTE[0], alpha=0.7)
     ax.set_xlabel("last LayerNorms removed")
@@ -386,19 +308,34 @@ def figure5(table: pd.DataFrame, profile: str) -> list[Path]:
     twin.set_ylabel("STS-B dev Spearman x 100")
     ax.set_title("Figure 5: LayerNorm removal on the stage-1 encoder (no re-training)")
     fig.tight_layout()
-    return style.save(fig, folder, "figure5_layernorm", f"profile {profile}; run {table['run_id'].iloc[0]}; "
-                      f"derived record {table['derived_id'].iloc[0]}")
+    return style.save(
+        fig,
+        folder,
+        "figure5_layernorm",
+        f"profile {profile}; run {table['run_id'].iloc[0]}; derived record {table['derived_id'].iloc[0]}",
+    )
 
 
 def figure6(records: dict[str, list[dict]], profile: str) -> list[Path]:
     """Figure 6: alignment/uniformity (STS-B) of the trained and ensembled rows, seed 42, coloured by 7-STS avg."""
-    _, folder = output_dirs(profile)
-    labels = {"simcse": "SimCSE", "ensemble": "untrained pair", "tncse": "TNCSE", "tncse_wiki": "TNCSE (wiki)",
-              "simcse_sickr": "SimCSE (wiki+SICK-R)", "tncse_single": "TNCSE-Single"}
-    points = {label: {"alignment": records[n][0]["analysis"]["alignment"],
-                      "uniformity": records[n][0]["analysis"]["uniformity"],
-                      "avg_sts": records[n][0]["metrics"]["summary"]["Avg."]}
-              for n, label in labels.items() if records.get(n)}
+    folder = settings.paper_output_dirs(PAPER, profile)[1]
+    labels = {
+        "simcse": "SimCSE",
+        "ensemble": "untrained pair",
+        "tncse": "TNCSE",
+        "tncse_wiki": "TNCSE (wiki)",
+        "simcse_sickr": "SimCSE (wiki+SICK-R)",
+        "tncse_single": "TNCSE-Single",
+    }
+    points = {
+        label: {
+            "alignment": records[n][0]["analysis"]["alignment"],
+            "uniformity": records[n][0]["analysis"]["uniformity"],
+            "avg_sts": records[n][0]["metrics"]["summary"]["Avg."],
+        }
+        for n, label in labels.items()
+        if records.get(n)
+    }
     fig = geometry.align_uniform_points(points, "Figure 6: alignment/uniformity (STS-B dev+test)")
     runs = ", ".join(f"{n}={records[n][0]['run_id']}" for n in labels if records.get(n))
     return style.save(fig, folder, "figure6_align_uniform", f"profile {profile}; seed 42 runs: {runs}; {STAGE1}")
@@ -409,27 +346,33 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
     lines = []
     t1 = tables["table1"]
     if not t1.empty:
-        t1 = t1[t1["column"] == "Avg."]
-        lines += ["", "| Table 1: Avg. of 7 STS (test, 'all') | paper row (BERT-base) | reported | reproduced | Δ |",
-                  "|---|---|---|---|---|"]
-        for _, r in t1.iterrows():
-            reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
-            delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
-            lines.append(f"| {r['row']} | {r['reported_row'] or '–'} | {reported} | {mean_std(r)} | {delta} |")
+        lines += [
+            "",
+            "| Table 1: Avg. of 7 STS (test, 'all') | paper row (BERT-base) | reported | reproduced | Δ |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [_summary_line(r, r["reported_row"] or "–") for _, r in t1[t1["column"] == "Avg."].iterrows()]
     lines += _table2_markdown(tables["table2"])
-    for key, title in (("table3", "Table 3"), ("table4", "Table 4"), ("table5", "Table 5 (STS-B test)"),
-                       ("table6", "Table 6")):
+    for key, title in (
+        ("table3", "Table 3"),
+        ("table4", "Table 4"),
+        ("table5", "Table 5 (STS-B test)"),
+        ("table6", "Table 6"),
+    ):
         t = tables[key]
         if t.empty:
             continue
         lines += ["", f"| {title} | column | reported | reproduced | Δ |", "|---|---|---|---|---|"]
-        for _, r in t.iterrows():
-            reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
-            delta = f"{r['delta']:+.2f}" if pd.notna(r["delta"]) else "–"
-            column = r["our_column"] if pd.notna(r.get("our_column")) else r["column"]
-            lines.append(f"| {r['row']} | {column} | {reported} | {mean_std(r)} | {delta} |")
+        lines += [
+            _summary_line(r, r["our_column"] if pd.notna(r.get("our_column")) else r["column"]) for _, r in t.iterrows()
+        ]
     lines += [""] + markdown_rows(tables["claims"])
     return "\n".join(lines).strip()
+
+
+def _summary_line(r: pd.Series, column: str) -> str:
+    delta = reported_cell(r["delta"], signed=True)
+    return f"| {r['row']} | {column} | {reported_cell(r['reported'])} | {mean_std(r)} | {delta} |"
 
 
 def _table2_markdown(t2: pd.DataFrame) -> list[str]:
@@ -438,17 +381,17 @@ def _table2_markdown(t2: pd.DataFrame) -> list[str]:
     summary = table2_summary(t2)
     if summary.empty:
         return []
-    lines = ["", "| Table 2 (MTEB, seed 42) | method | tasks here | reported (paper's tasks) | reproduced (mirror's tasks) |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "",
+        "| Table 2 (MTEB, seed 42) | method | tasks here | reported (paper's tasks) | reproduced (mirror's tasks) |",
+        "|---|---|---|---|---|",
+    ]
     for _, r in summary.iterrows():
-        reported = f"{r['reported']:.2f}" if pd.notna(r["reported"]) else "–"
         of = r["paper_row"].split("(")[1].split()[0] if "(" in r["paper_row"] else "?"
         cells = t2[(t2["paper_row"] == r["paper_row"]) & (t2["method"] == r["method"])]
         metrics = ", ".join(sorted(set(cells["main_metric"])))
-        lines.append(f"| {r['paper_row']} | {r['method']} | {r['n_tasks']} of {of}: {r['tasks'].replace(';', ', ')} "
-                     f"({metrics}) | {reported} | {r['value']:.2f} (1) |")
+        lines.append(
+            f"| {r['paper_row']} | {r['method']} | {r['n_tasks']} of {of}: {r['tasks'].replace(';', ', ')} "
+            f"({metrics}) | {reported_cell(r['reported'])} | {r['value']:.2f} (1) |"
+        )
     return lines
-
-
-def provenance(records: dict[str, list[dict]], derived_records: dict[str, dict]) -> pd.DataFrame:
-    return provenance_table(records, derived_records.items())

@@ -1,31 +1,29 @@
 """Command line: ``python -m sentemb <command> --help``.
 
-    evaluate   evaluate any model directory or hub id: STS, SentEval transfer/probing, MTEB (JSON + tables)
-    run        run (or load) the records of a paper's experiment grid for a profile
-    notebook   execute a paper's notebook with papermill (tables -> results/, figures -> figures/)
-    data       verify the registered data files, or fetch them (full profile)
-    runs       list the run records of a profile
-    site       the executed notebooks as a static HTML site, its index every paper's coverage
-    summary    run_all.sh's closing table (runs trained, loaded, not run; wall time per paper)
-    export     a recorded run's model as a sentence-transformers directory, with a model card from its record
+evaluate   evaluate any model directory or hub id: STS, SentEval transfer/probing, MTEB (JSON + tables)
+run        run (or load) the records of a paper's experiment grid for a profile
+notebook   execute a paper's notebook with papermill (tables -> results/, figures -> figures/)
+papers     the registered papers, in the order they are run (the overview, which compares them, last)
+data       verify the registered data files, or fetch them (full profile)
+runs       list the run records of a profile
+site       the executed notebooks as a static HTML site, its index every paper's coverage
+summary    run_all.sh's closing table (runs trained, loaded, not run; wall time per paper)
+export     a recorded run's model as a sentence-transformers directory, with a model card from its record
+reported   numbers a paper prints in more than one table, and whether its copies agree
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import itertools
 import json
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
-from sentemb.runs.paper_grid import paper_grid
-
-PAPERS = ("simcse", "simcse_pp", "noncontrastive", "tncse", "declutr")
-RUNNABLE = PAPERS + ("overview",)  # the overview: coverage, claims and the methods compared (papers/overview)
 
 
 def _positive_int(text: str) -> int:
@@ -51,7 +49,6 @@ def default_evaluation_path(model: str, pooler: str) -> Path:
 
 def cmd_evaluate(args) -> int:
     from sentemb.data.files import track_reads
-    from sentemb.evaluate.sts import format_aggregations, format_table
     from sentemb.evaluate.suite import evaluate_model, parse_groups
     from sentemb.models.encoder import SentenceEncoder
     from sentemb.runs import provenance
@@ -67,178 +64,117 @@ def cmd_evaluate(args) -> int:
         encoder.to(args.device)
     started = time.perf_counter()
     with track_reads() as hashes:
-        result, _ = evaluate_model(lambda s: encoder.encode(s, batch_size=args.batch_size, progress=True), groups,
-                                   sts_protocols=protocols, sts_splits=splits, transfer_mode=args.transfer_mode,
-                                   mteb_model=encoder, batch_size=args.batch_size)
+        result, _ = evaluate_model(
+            lambda s: encoder.encode(s, batch_size=args.batch_size, progress=True),
+            groups,
+            sts_protocols=protocols,
+            sts_splits=splits,
+            transfer_mode=args.transfer_mode,
+            mteb_model=encoder,
+            batch_size=args.batch_size,
+        )
     result.update(model=args.model, pooler=args.pooler, total_seconds=time.perf_counter() - started)
-    result["provenance"] = {**provenance.collect(encoder.device), "data_sha256": hashes,
-                            "truncated_eval_sentences": encoder.truncated_sentences}
+    result["provenance"] = {
+        **provenance.collect(encoder.device),
+        "data_sha256": hashes,
+        "truncated_eval_sentences": encoder.truncated_sentences,
+    }
     for protocol in protocols if "sts" in groups else ():
-        sts = result[f"sts_{protocol}"]
-        print(f"\n{args.model} ({args.pooler}), STS, Spearman x 100, protocol {protocol}: {sts['protocol']}")
-        print(format_table(sts["summary"]))
-        print(format_aggregations(sts["tasks"]))
+        _print_sts(result[f"sts_{protocol}"], f"{args.model} ({args.pooler})", protocol)
     if "transfer" in result:
-        t = result["transfer"]
-        print(f"\nSentEval transfer/probing, accuracy (test), parameters '{t.get('mode')}':")
-        for name, r in t["tasks"].items():
-            extra = f"  (dev {r['devacc']:.2f}" + (f", F1 {r['f1']:.2f})" if "f1" in r else ")") if "acc" in r else ""
-            print(f"  {name:22s} {r['acc']:6.2f}{extra}" if "acc" in r else f"  {name:22s} {r['status']}: {r['reason']}")
-        if "Avg." in t.get("summary", {}):
-            print(f"  {'Avg. (SimCSE 7 tasks)':22s} {t['summary']['Avg.']:6.2f}")
+        _print_transfer(result["transfer"])
     if "mteb" in result:
-        m = result["mteb"]
-        ran = {n: r for n, r in m["tasks"].items() if r["status"] == "ok"}
-        print(f"\nMTEB (mteb {m['mteb_version']}), main score x 100; {len(ran)} of {len(m['tasks'])} tasks ran:")
-        for name, r in ran.items():
-            print(f"  {name:30s} {r['main_score']:6.2f}  {r['main_metric']}  ({r['seconds']:.0f} s)")
-        for category, avg in m["category_averages"].items():
-            if avg["n_tasks"]:
-                print(f"  {category:30s} {avg['mean']:6.2f}  (over {avg['n_tasks']} of {avg['of']} tasks)")
+        _print_mteb(result["mteb"])
     print(f"\n{result['n_sentences']} unique sentences encoded once; total {result['total_seconds']:.1f} s")
-    out = atomic_write_text(Path(args.output) if args.output else default_evaluation_path(args.model, args.pooler),
-                            json.dumps(result, indent=1, default=float) + "\n")
+    out = atomic_write_text(
+        Path(args.output) if args.output else default_evaluation_path(args.model, args.pooler),
+        json.dumps(result, indent=1, default=float) + "\n",
+    )
     print(f"wrote {out}")
     return 0
 
 
-def _paper_module(paper: str, part: str):
-    if paper not in RUNNABLE:
-        raise SentembError(f"unknown paper {paper!r}; available: {', '.join(RUNNABLE)}")
-    return importlib.import_module(f"papers.{paper}.{part}")
+def _print_sts(sts: dict, model: str, protocol: str) -> None:
+    from sentemb.evaluate.sts import format_aggregations, format_table
+
+    print(f"\n{model}, STS, Spearman x 100, protocol {protocol}: {sts['protocol']}")
+    print(format_table(sts["summary"]))
+    print(format_aggregations(sts["tasks"]))
 
 
-def _notebook_takes_extended(paper: str) -> bool:
-    """Whether the paper's notebook has an ``extended`` parameter (rows, or evaluations, outside the budget)."""
-    import papermill
+def _print_transfer(t: dict) -> None:
+    print(f"\nSentEval transfer/probing, accuracy (test), parameters '{t.get('mode')}':")
+    for name, r in t["tasks"].items():
+        extra = f"  (dev {r['devacc']:.2f}" + (f", F1 {r['f1']:.2f})" if "f1" in r else ")") if "acc" in r else ""
+        print(f"  {name:22s} {r['acc']:6.2f}{extra}" if "acc" in r else f"  {name:22s} {r['status']}: {r['reason']}")
+    if "Avg." in t.get("summary", {}):
+        print(f"  {'Avg. (SimCSE 7 tasks)':22s} {t['summary']['Avg.']:6.2f}")
 
-    from sentemb import settings
 
-    return "extended" in papermill.inspect_notebook(str(settings.REPO_ROOT / "notebooks" / f"{paper}.ipynb"))
-
-
-def _grid(paper: str, profile: str, extended: bool) -> dict:
-    """A paper's grid on a profile; ``extended`` adds the rows a paper keeps outside its small-profile budget
-    (a paper without such rows runs every row anyway)."""
-    _paper_module(paper, "experiments")  # an unknown paper is a clear error
-    return paper_grid(paper, profile, extended)
+def _print_mteb(m: dict) -> None:
+    ran = {n: r for n, r in m["tasks"].items() if r["status"] == "ok"}
+    print(f"\nMTEB (mteb {m['mteb_version']}), main score x 100; {len(ran)} of {len(m['tasks'])} tasks ran:")
+    for name, r in ran.items():
+        print(f"  {name:30s} {r['main_score']:6.2f}  {r['main_metric']}  ({r['seconds']:.0f} s)")
+    for category, avg in m["category_averages"].items():
+        if avg["n_tasks"]:
+            print(f"  {category:30s} {avg['mean']:6.2f}  (over {avg['n_tasks']} of {avg['of']} tasks)")
 
 
 def cmd_run(args) -> int:
-    """Run (or load) every spec of the grid. A paper's grid may depend on the records already there (the
-    non-contrastive paper's SMAC scan proposes its next trial from the earlier ones, and its headline rows follow
-    the scan's best trials), so the grid is asked again after each pass until it has nothing new."""
-    from sentemb.runs import events, store
-    from sentemb.runs.fixed_point import run_to_fixed_point
-    from sentemb.runs.side_by_side import record_or_error, run_pass
-    from sentemb.runs.store import all_records
-    from sentemb.train import distributed
+    """Run (or load) every spec of the grid (:mod:`sentemb.runs.grid_run`), then the notebook with --notebook."""
+    from sentemb.paper import get_paper
+    from sentemb.runs.grid_run import GridRun, run_grid
 
-    if distributed.init_from_environment():  # torchrun: every rank runs the grid; rank 0 writes
-        print(f"[run] rank {distributed.rank()} of {distributed.world_size()} processes", flush=True)
-    # A record that cannot be read is named, moved aside and computed again (with --no-run: an error naming it).
-    all_records(args.profile, on_broken="raise" if args.no_run else "recompute")
-    names = args.only.split(",") if args.only else None
-    if names:
-        specs = _grid(args.paper, args.profile, args.extended)
-        unknown = [n for n in names if n not in specs]
-        if unknown:
-            raise SentembError(f"unknown run(s) {unknown}; the {args.paper} grid has: {', '.join(specs)}")
-    resource_options = {"partition": args.partition, "gpus": args.gpus, "cpus": args.cpus, "mem_gb": args.mem_gb,
-                        "timeout_min": args.time}
-    if not args.launcher and (args.dry_run or any(v is not None for v in resource_options.values())):
-        raise SentembError("--dry-run, --partition, --gpus, --cpus, --mem-gb and --time go with --launcher "
-                           "(slurm or local)")
-    if args.launcher:
-        if args.jobs > 1:
-            raise SentembError("--jobs runs side by side on this machine; with --launcher the scheduler runs the jobs: "
-                               "leave out one of them")
-        if args.no_run:
-            raise SentembError("--no-run loads records and submits nothing: leave out --launcher")
-        _run_with_launcher(args, names, resource_options)
-        return _then_notebook(args)
-    failed, counter = [], itertools.count(1)
-
-    def reported(name, spec, record, error, seconds) -> None:
-        i = next(counter)
-        if error is not None:  # one failed run does not stop the others; its checkpoints are kept
-            failed.append(f"{name} seed {spec.seed} ({spec.run_id}): {error}")
-            events.note("failed", spec.run_id, reason=f"{name} seed {spec.seed}: {error.splitlines()[0]}")
-            print(f"[{i}] {name:16s} seed {spec.seed}  {spec.run_id}  FAILED: {error}", flush=True)
-        elif distributed.is_main():
-            print(f"[{i}] {name:16s} seed {spec.seed}  {record['run_id']}  "
-                  f"dev {100 * record['metrics']['stsb_dev_spearman']:.2f}  record wall "
-                  f"{record['timing']['total_seconds']:.0f} s  (this call {seconds:.1f} s)", flush=True)
-
-    def run_one(name, spec) -> None:
-        started = time.perf_counter()
-        record, error = record_or_error(spec, not args.no_run, progress=True)
-        reported(name, spec, record, error, time.perf_counter() - started)
-
-    def run_many(todo) -> None:
-        """A pass of several runs: those with a record load here; the others train side by side (--jobs)."""
-        import torch
-
-        to_train = [(name, spec) for name, spec in todo if not store.record_path(spec.profile, spec.run_id).is_file()]
-        for name, spec in todo:
-            if (name, spec) not in to_train:
-                run_one(name, spec)
-        if len(to_train) < 2 or args.no_run:
-            for name, spec in to_train:
-                run_one(name, spec)
-            return
-        threads = max(1, torch.get_num_threads() // args.jobs)
-        print(f"[run] {len(to_train)} runs to train, up to {args.jobs} side by side with {threads} torch thread(s) "
-              "each", flush=True)
-        run_pass(to_train, args.jobs, threads, not args.no_run, reported)
-
-    parallel = args.jobs > 1 and distributed.world_size() == 1
-    done = len(run_to_fixed_point(lambda: _grid(args.paper, args.profile, args.extended), run_one, names,
-                                  run_many if parallel else None))
-    if failed:
-        raise SentembError(f"{len(failed)} of {done} runs failed:\n  " + "\n  ".join(failed))
-    return _then_notebook(args)
-
-
-def _then_notebook(args) -> int:
-    """``run --notebook``: the paper's notebook once its grid has every record, in this process (run_all.sh saves a
-    Python start and the imports of torch and transformers per paper)."""
-    from sentemb.notebooks import execute_notebook
-    from sentemb.train import distributed
-
-    if args.notebook and not args.dry_run and distributed.is_main():
-        execute_notebook(args.paper, args.profile, run_missing=not args.no_run,
-                         extended=args.extended and _notebook_takes_extended(args.paper))
-    return 0
-
-
-def _run_with_launcher(args, names, resource_options: dict) -> int:
-    """One submitit job per run without a record (sentemb.launch), waiting for all of them."""
-    from sentemb.launch import launch_grid, resources_with
-    from sentemb.profiles import get_profile
-    from sentemb.runs.execute import ensure
-
-    resources = resources_with(get_profile(args.profile).job, **resource_options)
-    status = launch_grid(lambda: _grid(args.paper, args.profile, args.extended), names, args.profile, args.launcher,
-                         resources, dry_run=args.dry_run,
-                         loaded=lambda name, spec: ensure(spec, run_missing=False, progress=False))
-    failed = {run_id: s for run_id, s in status.items() if s.startswith(("failed", "not run"))}
-    if not args.dry_run:
-        print(f"[launch] {args.paper}: {sum(s == 'done' for s in status.values())} run(s) recorded by jobs, "
-              f"{sum(s == 'loaded' for s in status.values())} loaded, {len(failed)} failed or not run")
-    if failed:
-        raise SentembError(f"{len(failed)} run(s) have no record:\n  " +
-                           "\n  ".join(f"{run_id}: {s}" for run_id, s in failed.items()))
+    get_paper(args.paper)  # an unknown name is an error that lists the registry's
+    resources = {
+        "partition": args.partition,
+        "gpus": args.gpus,
+        "cpus": args.cpus,
+        "mem_gb": args.mem_gb,
+        "timeout_min": args.time,
+    }
+    if not args.launcher and (args.dry_run or any(v is not None for v in resources.values())):
+        raise SentembError(
+            "--dry-run, --partition, --gpus, --cpus, --mem-gb and --time go with --launcher (slurm or local)"
+        )
+    if args.launcher and args.jobs > 1:
+        raise SentembError(
+            "--jobs runs side by side on this machine; with --launcher the scheduler runs the jobs: "
+            "leave out one of them"
+        )
+    if args.launcher and args.no_run:
+        raise SentembError("--no-run loads records and submits nothing: leave out --launcher")
+    run_grid(
+        GridRun(
+            paper=args.paper,
+            profile=args.profile,
+            extended=args.extended,
+            only=tuple(args.only.split(",")) if args.only else None,
+            run_missing=not args.no_run,
+            jobs=args.jobs,
+            launcher=args.launcher,
+            resources=resources,
+            dry_run=args.dry_run,
+            notebook=args.notebook,
+        )
+    )
     return 0
 
 
 def cmd_notebook(args) -> int:
     from sentemb.notebooks import execute_notebook
+    from sentemb.paper import registry
 
-    for paper in args.paper.split(","):
-        _paper_module(paper, "experiments")
-        execute_notebook(paper, args.profile, run_missing=not args.no_run,
-                         extended=args.extended and _notebook_takes_extended(paper))
+    for paper in _selected(args.paper, list(registry())):
+        execute_notebook(paper, args.profile, run_missing=not args.no_run, extended=args.extended)
+    return 0
+
+
+def cmd_papers(args) -> int:
+    from sentemb.paper import registry
+
+    print("\n".join(registry()))
     return 0
 
 
@@ -249,8 +185,10 @@ def cmd_summary(args) -> int:
     folder = Path(args.folder)
     walls_file = folder / "walls.tsv"
     if not walls_file.is_file():
-        raise SentembError(f"{walls_file} is missing: 'summary' reads the folder run_all.sh fills "
-                           "(SENTEMB_RUN_EVENTS files and walls.tsv)")
+        raise SentembError(
+            f"{walls_file} is missing: 'summary' reads the folder run_all.sh fills "
+            "(SENTEMB_RUN_EVENTS files and walls.tsv)"
+        )
     walls = {}
     for line in walls_file.read_text().splitlines():
         paper, seconds = line.split("\t")
@@ -305,8 +243,10 @@ def _find_record(run_id: str, profile: str | None) -> dict:
     found = [p for p in profiles if store.record_path(p, run_id).is_file()]
     if not found:
         where = settings.results_root() / "runs" / (profile or "<profile>")
-        raise SentembError(f"no run record {run_id}.json in {where}.\n  Fix: 'python -m sentemb runs --profile "
-                           f"{profile or 'small'}' lists the recorded run ids.")
+        raise SentembError(
+            f"no run record {run_id}.json in {where}.\n  Fix: 'python -m sentemb runs --profile "
+            f"{profile or 'small'}' lists the recorded run ids."
+        )
     if len(found) > 1:
         raise SentembError(f"run {run_id} is recorded in the profiles {found}; choose one with --profile")
     return store.load(found[0], run_id)
@@ -324,14 +264,20 @@ def cmd_export(args) -> int:
     from sentemb.runs.execute import run_model
 
     record = _find_record(args.run, args.profile)
-    out = Path(args.out) if args.out else (settings.cache_root() / "exports" / record["profile"] /
-                                           f"{record['run_id']}-{args.format}")
+    out = (
+        Path(args.out)
+        if args.out
+        else (settings.cache_root() / "exports" / record["profile"] / f"{record['run_id']}-{args.format}")
+    )
     if out.exists():  # before any re-training
-        raise SentembError(f"{out} already exists; the export never overwrites.\n  Fix: choose another --out, or "
-                           "delete it first.")
+        raise SentembError(
+            f"{out} already exists; the export never overwrites.\n  Fix: choose another --out, or delete it first."
+        )
     model, origin = run_model(record, torch.device("cpu"), progress=True)
-    print(f"[export] run {record['run_id']} ({record['spec']['objective']}, pooler {record['spec']['pooler']}): "
-          f"model from {origin['source']}")
+    print(
+        f"[export] run {record['run_id']} ({record['spec']['objective']}, pooler {record['spec']['pooler']}): "
+        f"model from {origin['source']}"
+    )
     try:  # the probes of the check: the STS-B dev sentences the record was selected on, when the data is here
         from sentemb.data.sts import load_task
 
@@ -339,10 +285,15 @@ def cmd_export(args) -> int:
     except SentembError:
         probes = None  # the exporter's built-in sentences
     result = export(model, out, model_card(record, trust_remote_code=isinstance(model, SummedEncoders)), probes)
-    load = "SentenceTransformer(path, trust_remote_code=True)" if result["trust_remote_code"] else \
-        "SentenceTransformer(path)"
-    print(f"[export] {result['directory']}: loads with {load}; equal to the archive's embeddings within "
-          f"{result['max_abs_difference']:.1e} on {result['n_probes']} sentences")
+    load = (
+        "SentenceTransformer(path, trust_remote_code=True)"
+        if result["trust_remote_code"]
+        else "SentenceTransformer(path)"
+    )
+    print(
+        f"[export] {result['directory']}: loads with {load}; equal to the archive's embeddings within "
+        f"{result['max_abs_difference']:.1e} on {result['n_probes']} sentences"
+    )
     return 0
 
 
@@ -350,10 +301,12 @@ def _run_line(record: dict) -> str:
     """One line of ``runs``: id, objective and parameters, pooler, seed, dropout, dev Spearman, wall time, commit."""
     spec = record["spec"]
     params = ",".join(f"{k}={v}" for k, v in spec["objective_params"].items())
-    return (f"{record['run_id']}  {spec['objective']:13s} {params:50s} {spec['pooler']:17s} seed={spec['seed']} "
-            f"dropout={spec['dropout']} "
-            f"dev={100 * record['metrics']['stsb_dev_spearman']:.2f} wall={record['timing']['total_seconds']:.0f}s "
-            f"commit={(record['provenance']['commit'] or '?')[:10]}")
+    return (
+        f"{record['run_id']}  {spec['objective']:13s} {params:50s} {spec['pooler']:17s} seed={spec['seed']} "
+        f"dropout={spec['dropout']} "
+        f"dev={100 * record['metrics']['stsb_dev_spearman']:.2f} wall={record['timing']['total_seconds']:.0f}s "
+        f"commit={(record['provenance']['commit'] or '?')[:10]}"
+    )
 
 
 def cmd_runs(args) -> int:
@@ -368,8 +321,10 @@ def cmd_runs(args) -> int:
         except BrokenRecord as exc:
             broken.append(str(exc))
         except (KeyError, TypeError, ValueError) as exc:  # JSON, but not a record's fields
-            broken.append(f"run record {path} is not a complete record ({type(exc).__name__}: {exc}).\n"
-                          "  Fix: inspect it, then delete it; the next run computes it again.")
+            broken.append(
+                f"run record {path} is not a complete record ({type(exc).__name__}: {exc}).\n"
+                "  Fix: inspect it, then delete it; the next run computes it again."
+            )
     for message in broken:
         print(f"error: {message}", file=sys.stderr)
     return 1 if broken else 0
@@ -377,142 +332,255 @@ def cmd_runs(args) -> int:
 
 def cmd_reported(args) -> int:
     """Every number a paper prints in more than one table: its copies, whether they agree, whether flagged."""
+    from sentemb.paper import reproduced_papers
     from sentemb.report.reported_consistency import IDENTITY, repeated_cells
 
     unflagged = 0
-    for paper in _papers(args.paper):
+    for paper in _selected(args.paper, list(reproduced_papers())):
         repeated = repeated_cells(paper)
         shown = repeated if args.all else repeated[~repeated["agree"].astype(bool)]
-        print(f"{paper}: {repeated.groupby(IDENTITY).ngroups} numbers printed in more than one table, "
-              f"{shown.groupby(IDENTITY).ngroups if len(shown) else 0} {'shown' if args.all else 'disagree'}")
+        print(
+            f"{paper}: {repeated.groupby(IDENTITY).ngroups} numbers printed in more than one table, "
+            f"{shown.groupby(IDENTITY).ngroups if len(shown) else 0} {'shown' if args.all else 'disagree'}"
+        )
         for identity, copies in shown.groupby(IDENTITY, sort=True):
             model, column, split = identity[:3]
             flags = copies["note"].str.startswith("inconsistent:")
             agree = bool(copies["agree"].iloc[0])
             unflagged += 0 if agree else int((~flags).sum())
             state = "agree" if agree else ("flagged" if flags.all() else "NOT FLAGGED")
-            where = "; ".join(f"{t} [{g + ' / ' if g else ''}{r} / {c}] {v}" for t, g, r, c, v in
-                              zip(copies["table"], copies["group"], copies["row"], copies["column"], copies["printed"]))
+            where = "; ".join(
+                f"{t} [{g + ' / ' if g else ''}{r} / {c}] {v}"
+                for t, g, r, c, v in zip(
+                    copies["table"], copies["group"], copies["row"], copies["column"], copies["printed"]
+                )
+            )
             print(f"  {model} | {column} | {split or '-'}: {state}: {where}")
     return 1 if unflagged else 0
 
 
-def _papers(value: str) -> list[str]:
-    from sentemb.report.reported import PAPERS as REPORTED
-
-    papers = list(REPORTED) if value == "all" else [p.strip() for p in value.split(",") if p.strip()]
-    unknown = [p for p in papers if p not in REPORTED]
+def _selected(value: str, papers: list[str]) -> list[str]:
+    """The papers a --paper value names (comma-separated, or all: every one of ``papers``, in their order)."""
+    selected = list(papers) if value == "all" else [p.strip() for p in value.split(",") if p.strip()]
+    unknown = [p for p in selected if p not in papers]
     if unknown:
-        raise SentembError(f"unknown paper(s) {unknown}: choose from {', '.join(REPORTED)} or all")
-    return papers
+        raise SentembError(f"unknown paper(s) {unknown}: choose from {', '.join(papers)} or all")
+    return selected
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from sentemb.models.poolers import POOLERS
+def _profile_argument(p: argparse.ArgumentParser, default: str | None = "small", help_text: str | None = None) -> None:
     from sentemb.profiles import PROFILES
 
-    parser = argparse.ArgumentParser(prog="python -m sentemb", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    p.add_argument("--profile", default=default, choices=list(PROFILES), help=help_text)
 
-    p = sub.add_parser("evaluate", help="evaluate a model: STS, SentEval transfer/probing, MTEB")
+
+def _extended_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--extended",
+        action="store_true",
+        help="also the rows a paper keeps outside its small-profile "
+        "time budget (each paper's README lists them; smoke and full run them anyway)",
+    )
+
+
+def add_evaluate_arguments(p: argparse.ArgumentParser) -> None:
+    from sentemb.models.poolers import POOLERS
+
     p.add_argument("--model", required=True, help="model directory, hub id, all-MiniLM-L6-v2 or tiny-random-bert")
     p.add_argument("--pooler", required=True, choices=POOLERS)
-    p.add_argument("--tasks", default="sts", help="task groups, comma-separated: sts, transfer (SimCSE's 7), "
-                   "declutr (the 7 + SST5, SICK-E), probing (10 tasks), mteb")
-    p.add_argument("--sts-protocol", default="simcse", help="simcse (cosine, 'all'), senteval (DeCLUTR's: "
-                   "'mean' + trained regressor for STS-B/SICK-R), or both: simcse,senteval")
-    p.add_argument("--transfer-mode", default="fasttest", choices=("fasttest", "test"),
-                   help="SimCSE's SentEval parameter sets: fasttest (kfold 5, rmsprop) or test (kfold 10, adam)")
+    p.add_argument(
+        "--tasks",
+        default="sts",
+        help="task groups, comma-separated: sts, transfer (SimCSE's 7), "
+        "declutr (the 7 + SST5, SICK-E), probing (10 tasks), mteb",
+    )
+    p.add_argument(
+        "--sts-protocol",
+        default="simcse",
+        help="simcse (cosine, 'all'), senteval (DeCLUTR's: "
+        "'mean' + trained regressor for STS-B/SICK-R), or both: simcse,senteval",
+    )
+    p.add_argument(
+        "--transfer-mode",
+        default="fasttest",
+        choices=("fasttest", "test"),
+        help="SimCSE's SentEval parameter sets: fasttest (kfold 5, rmsprop) or test (kfold 10, adam)",
+    )
     p.add_argument("--splits", default="test", help="STS-B/SICK-R splits to score, e.g. dev,test (default test)")
     p.add_argument("--batch-size", type=int, default=64, help="encoding batch size (every group, MTEB included)")
     p.add_argument("--device", default=None, help="e.g. cpu or cuda (default: the model's)")
-    p.add_argument("--output", default=None, help="JSON with the full result (all/mean/wmean, Pearson, provenance); "
-                   "default results/evaluations/<model>__<pooler>.json")
-    p.set_defaults(func=cmd_evaluate)
+    p.add_argument(
+        "--output",
+        default=None,
+        help="JSON with the full result (all/mean/wmean, Pearson, provenance); "
+        "default results/evaluations/<model>__<pooler>.json",
+    )
 
-    p = sub.add_parser("run", help="run or load a paper's experiment grid",
-                       description="Run (or load) the records of a paper's grid. A record file of the profile that "
-                       "cannot be read (truncated, corrupt) is named on stderr, moved aside to <name>.broken (kept) "
-                       "and its run computed again; with --no-run it is an error naming the file (exit 2).")
-    p.add_argument("--paper", required=True, choices=RUNNABLE)
-    p.add_argument("--profile", default="small", choices=list(PROFILES))
+
+PAPER_HELP = "a name of the registry (python -m sentemb papers lists them)"
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--paper", required=True, help=PAPER_HELP)
+    _profile_argument(p)
     p.add_argument("--only", default=None, help="comma-separated run names of the grid")
     p.add_argument("--no-run", action="store_true", help="only load existing records; fail if one is missing")
-    p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
-                   "time budget (each paper's README lists them; smoke and full run them anyway)")
-    p.add_argument("--launcher", choices=("slurm", "local"), default=None,
-                   help="submit each run without a record as a job through submitit (slurm; local: processes on "
-                   "this machine) and wait for them; default: run them here, one after the other")
+    _extended_argument(p)
+    p.add_argument(
+        "--launcher",
+        choices=("slurm", "local"),
+        default=None,
+        help="submit each run without a record as a job through submitit (slurm; local: processes on "
+        "this machine) and wait for them; default: run them here, one after the other",
+    )
     p.add_argument("--dry-run", action="store_true", help="with --launcher: print the jobs, submit nothing")
-    p.add_argument("--jobs", type=_positive_int, default=1, help="runs of a grid pass side by side, each in its own "
-                   "process with an equal share of the torch threads (default 1). On 2 CPU cores, 2 train the small "
-                   "profile's runs about a quarter sooner (benchmarks/bench_thread_scaling.py); with fewer threads a "
-                   "run's numbers can differ from the committed records' in float rounding")
-    p.add_argument("--notebook", action="store_true", help="then execute the paper's notebook (as the 'notebook' "
-                   "command does) in the same process, once every run has its record")
+    p.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        help="runs of a grid pass side by side, each in its own "
+        "process with an equal share of the torch threads (default 1). On 2 CPU cores, 2 train the small "
+        "profile's runs about a quarter sooner (benchmarks/bench_thread_scaling.py); with fewer threads a "
+        "run's numbers can differ from the committed records' in float rounding",
+    )
+    p.add_argument(
+        "--notebook",
+        action="store_true",
+        help="then execute the paper's notebook (as the 'notebook' "
+        "command does) in the same process, once every run has its record",
+    )
     p.add_argument("--partition", default=None, help="Slurm partition (default: the cluster's)")
-    p.add_argument("--gpus", type=int, default=None, help="GPUs per job (more than one: torchrun-style DDP inside the "
-                   "job); default: the profile's (full 1, small and smoke 0)")
+    p.add_argument(
+        "--gpus",
+        type=int,
+        default=None,
+        help="GPUs per job (more than one: torchrun-style DDP inside the "
+        "job); default: the profile's (full 1, small and smoke 0)",
+    )
     p.add_argument("--cpus", type=int, default=None, help="CPU cores per job (default: the profile's)")
     p.add_argument("--mem-gb", type=int, default=None, help="memory per job in GB (default: the profile's)")
-    p.add_argument("--time", type=int, default=None, help="minutes per job before Slurm stops it; the job is then "
-                   "requeued and resumes from its last state (default: the profile's)")
-    p.set_defaults(func=cmd_run)
+    p.add_argument(
+        "--time",
+        type=int,
+        default=None,
+        help="minutes per job before Slurm stops it; the job is then "
+        "requeued and resumes from its last state (default: the profile's)",
+    )
 
-    p = sub.add_parser("notebook", help="execute a paper's notebook with papermill")
-    p.add_argument("--paper", required=True, help=f"one or more of {', '.join(RUNNABLE)}, comma-separated")
-    p.add_argument("--profile", default="small", choices=list(PROFILES))
+
+def add_notebook_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--paper", required=True, help=f"{PAPER_HELP}; several comma-separated, or all")
+    _profile_argument(p)
     p.add_argument("--no-run", action="store_true", help="build tables/figures from existing records only")
-    p.add_argument("--extended", action="store_true", help="also the rows a paper keeps outside its small-profile "
-                   "time budget (each paper's README lists them; smoke and full run them anyway)")
-    p.set_defaults(func=cmd_notebook)
+    _extended_argument(p)
 
-    p = sub.add_parser("summary", help="run_all.sh's table: runs trained / loaded / not run and wall time per paper")
+
+def add_summary_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("folder", help="the folder of run events (<paper>.jsonl) and walls.tsv that run_all.sh filled")
-    p.set_defaults(func=cmd_summary)
 
-    p = sub.add_parser("export", help="a recorded run's model as a sentence-transformers directory",
-                       description="Writes the evaluated model of a recorded run (one encoder, an encoder with its "
-                       "test-time MLP, or TNCSE's two encoders) as a directory that "
-                       "sentence_transformers.SentenceTransformer loads, with a model card (README.md) generated from "
-                       "the run record. The export is loaded back and must encode to the archive's embeddings within "
-                       "1e-5, or nothing is written. An existing directory is never overwritten.")
+
+def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", required=True, help="the run id (python -m sentemb runs lists them)")
-    p.add_argument("--profile", default=None, choices=list(PROFILES),
-                   help="the profile of the record (default: the one profile that has it)")
+    _profile_argument(p, default=None, help_text="the profile of the record (default: the one profile that has it)")
     p.add_argument("--format", default="sentence-transformers", choices=("sentence-transformers",))
-    p.add_argument("--out", default=None, help="the directory to create (default "
-                   "$SENTEMB_CACHE/exports/<profile>/<run_id>-sentence-transformers)")
-    p.set_defaults(func=cmd_export)
+    p.add_argument(
+        "--out",
+        default=None,
+        help="the directory to create (default $SENTEMB_CACHE/exports/<profile>/<run_id>-sentence-transformers)",
+    )
 
-    p = sub.add_parser("site", help="the executed notebooks as a static HTML site (index: every paper's coverage)",
-                       description="Writes site/<profile>/index.html (SENTEMB_SITE moves it) and one page per "
-                       "executed notebook; the pages need no network.")
-    p.add_argument("--profile", default="small", choices=list(PROFILES))
-    p.set_defaults(func=cmd_site)
 
-    p = sub.add_parser("data", help="verify (sha256) or fetch the registered data files")
+def add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("verify", "fetch"))
     p.add_argument("datasets", nargs="*", help="dataset names of the registry (default: all, for verify)")
-    p.set_defaults(func=cmd_data)
 
-    p = sub.add_parser("runs", help="list run records (a record that cannot be read is named on stderr, exit 1)",
-                       description="List the run records of a profile, one line each. A record file that cannot be "
-                       "read (truncated, corrupt, not a complete record) is not listed: it is named on stderr with "
-                       "the fix (delete it; 'run' computes it again), and the exit status is 1. Exit 0: every "
-                       "record was read.")
-    p.add_argument("--profile", default="small", choices=list(PROFILES))
-    p.set_defaults(func=cmd_runs)
 
-    p = sub.add_parser("reported", help="numbers a paper prints in more than one table, and whether they agree",
-                       description="Cross-table self-check of the papers' reported numbers (papers/<paper>/reported/; "
-                       "which cells are copies: same_cells.csv). Lists the disagreeing copies (--all: every "
-                       "repeated number); exit 1 if a disagreeing copy carries no 'inconsistent:' note.")
-    p.add_argument("--paper", default="all", help=f"one or more of {', '.join(PAPERS)}, comma-separated, or all")
+def add_reported_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--paper", default="all", help=f"{PAPER_HELP} (not the overview); several comma-separated, or all")
     p.add_argument("--all", action="store_true", help="also the repeated numbers whose copies agree")
-    p.set_defaults(func=cmd_reported)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its name, its line in the top-level help, what runs it and what it takes."""
+
+    name: str
+    summary: str
+    handler: Callable[[argparse.Namespace], int]
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    description: str | None = None  # the subcommand's own --help text
+
+
+COMMANDS = (
+    Command("evaluate", "evaluate a model: STS, SentEval transfer/probing, MTEB", cmd_evaluate, add_evaluate_arguments),
+    Command(
+        "run",
+        "run or load a paper's experiment grid",
+        cmd_run,
+        add_run_arguments,
+        "Run (or load) the records of a paper's grid. A record file of the profile that cannot be read (truncated, "
+        "corrupt) is named on stderr, moved aside to <name>.broken (kept) and its run computed again; with "
+        "--no-run it is an error naming the file (exit 2).",
+    ),
+    Command("notebook", "execute a paper's notebook with papermill", cmd_notebook, add_notebook_arguments),
+    Command("papers", "the registered papers, one name a line, in the order they are run", cmd_papers),
+    Command(
+        "summary",
+        "run_all.sh's table: runs trained / loaded / not run and wall time per paper",
+        cmd_summary,
+        add_summary_arguments,
+    ),
+    Command(
+        "export",
+        "a recorded run's model as a sentence-transformers directory",
+        cmd_export,
+        add_export_arguments,
+        "Writes the evaluated model of a recorded run (one encoder, an encoder with its test-time MLP, or TNCSE's "
+        "two encoders) as a directory that sentence_transformers.SentenceTransformer loads, with a model card "
+        "(README.md) generated from the run record. The export is loaded back and must encode to the archive's "
+        "embeddings within 1e-5, or nothing is written. An existing directory is never overwritten.",
+    ),
+    Command(
+        "site",
+        "the executed notebooks as a static HTML site (index: every paper's coverage)",
+        cmd_site,
+        _profile_argument,
+        "Writes site/<profile>/index.html (SENTEMB_SITE moves it) and one page per executed notebook; the pages "
+        "need no network.",
+    ),
+    Command("data", "verify (sha256) or fetch the registered data files", cmd_data, add_data_arguments),
+    Command(
+        "runs",
+        "list run records (a record that cannot be read is named on stderr, exit 1)",
+        cmd_runs,
+        _profile_argument,
+        "List the run records of a profile, one line each. A record file that cannot be read (truncated, "
+        "corrupt, not a complete record) is not listed: it is named on stderr with the fix (delete it; 'run' "
+        "computes it again), and the exit status is 1. Exit 0: every record was read.",
+    ),
+    Command(
+        "reported",
+        "numbers a paper prints in more than one table, and whether they agree",
+        cmd_reported,
+        add_reported_arguments,
+        "Cross-table self-check of the papers' reported numbers (papers/<paper>/reported/; which cells are "
+        "copies: same_cells.csv). Lists the disagreeing copies (--all: every repeated number); exit 1 if a "
+        "disagreeing copy carries no 'inconsistent:' note.",
+    ),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m sentemb", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        p = sub.add_parser(command.name, help=command.summary, description=command.description)
+        if command.add_arguments is not None:
+            command.add_arguments(p)
+        p.set_defaults(func=command.handler)
     return parser
 
 
@@ -525,6 +593,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: finished runs are saved; an unfinished training run resumes from its last "
-              "evaluation when started again", file=sys.stderr)
+        print(
+            "interrupted: finished runs are saved; an unfinished training run resumes from its last "
+            "evaluation when started again",
+            file=sys.stderr,
+        )
         return 130

@@ -1,23 +1,17 @@
 """Grids on a cluster: each run of a paper's grid as one job, through submitit (``--launcher slurm``).
 
-``sentemb run --paper P --profile full --launcher slurm`` (and ``./run_all.sh ... --launcher slurm``) submits one
-job per run that has no record, with the profile's resources (:class:`sentemb.profiles.JobResources`; the CLI's
-``--partition``, ``--gpus``, ``--cpus``, ``--mem-gb`` and ``--time`` override them), then waits for the jobs, so
-that the notebook step that follows finds every record. ``--launcher local`` runs the same jobs as local processes
-(submitit's ``LocalExecutor``: the tests use it); ``--dry-run`` prints the jobs and submits nothing.
-
-- **A job is a run.** :class:`RunJob` calls :func:`sentemb.runs.execute.ensure` on its spec; the job writes its
-  own record (atomically, as every run does). With more than one GPU the job starts one task per GPU, and each
-  task joins the torch.distributed group (submitit's ``TorchDistributedEnvironment``; :mod:`sentemb.train.distributed`).
-- **Preemption and time-outs.** Slurm signals the job before it stops it; submitit then calls
-  :meth:`RunJob.checkpoint`, which resubmits the same job (requeue, up to ``MAX_REQUEUES`` time-outs). Training
-  resumes from the run's last ``state.pt`` (written every ``SENTEMB_STATE_EVERY_S`` seconds at an evaluation), so
-  a requeued job loses at most that much work and gives the record an uninterrupted run gives.
-- **Waves.** A run that starts from other runs' models (TNCSE's ``init_runs``) is submitted once their records
-  exist, and a grid that depends on its records (the non-contrastive paper's SMAC scan) is asked again after each
-  wave, until it proposes nothing new (:mod:`sentemb.runs.fixed_point`'s rule). A dry run can only show the first
-  wave of such a grid, and says so.
-- The jobs' logs are in ``$SENTEMB_CACHE/jobs/<profile>/`` (submitit's folder, one sub-folder per job id).
+``sentemb run --paper P --profile full --launcher slurm`` submits one job per run without a record, with the
+profile's :class:`sentemb.profiles.JobResources` (``--partition``, ``--gpus``, ``--cpus``, ``--mem-gb``, ``--time``
+override them), and waits for the jobs; ``--launcher local`` runs them as local processes (the tests),
+``--dry-run`` prints them and submits nothing.
+- A job is a run: :class:`RunJob` calls :func:`sentemb.runs.execute.ensure`, with one task per GPU joining the
+  torch.distributed group (submitit's ``TorchDistributedEnvironment``).
+- Preemption: :meth:`RunJob.checkpoint` requeues the job (up to ``MAX_REQUEUES`` time-outs) and training resumes from
+  the run's last ``state.pt`` (every ``SENTEMB_STATE_EVERY_S`` seconds), giving the record an uninterrupted run gives.
+- Waves: runs with ``init_runs`` wait for those records, and a grid that depends on its records (the SMAC scan) is
+  asked again after each wave until it proposes nothing new (:mod:`sentemb.runs.fixed_point`); a dry run shows the
+  first wave only, and says so.
+Logs: ``$SENTEMB_CACHE/jobs/<profile>/``. The launcher in full: docs/derivations.md#sentemblaunchpy
 """
 
 from __future__ import annotations
@@ -53,8 +47,8 @@ class RunJob:
         os.environ.update(self.environment)
         import submitit
 
+        from sentemb import distributed
         from sentemb.runs.execute import ensure
-        from sentemb.train import distributed
 
         if submitit.JobEnvironment().num_tasks > 1:  # one task per GPU: a torch.distributed group
             submitit.helpers.TorchDistributedEnvironment().export(set_cuda_visible_devices=False)
@@ -81,8 +75,15 @@ def executor(launcher: str, profile: str, resources: JobResources):
     folder = settings.cache_root() / "jobs" / profile / "%j"
     out = submitit.AutoExecutor(folder=folder, cluster=launcher)
     tasks = max(1, resources.gpus)
-    params = dict(timeout_min=resources.timeout_min, mem_gb=resources.mem_gb, cpus_per_task=resources.cpus,
-                  gpus_per_node=resources.gpus, tasks_per_node=tasks, nodes=1, name=f"sentemb-{profile}")
+    params = dict(
+        timeout_min=resources.timeout_min,
+        mem_gb=resources.mem_gb,
+        cpus_per_task=resources.cpus,
+        gpus_per_node=resources.gpus,
+        tasks_per_node=tasks,
+        nodes=1,
+        name=f"sentemb-{profile}",
+    )
     if launcher == "slurm":
         params.update(slurm_max_num_timeout=MAX_REQUEUES, slurm_signal_delay_s=120)
         if resources.partition:
@@ -92,8 +93,10 @@ def executor(launcher: str, profile: str, resources: JobResources):
 
 
 def describe(resources: JobResources) -> str:
-    return (f"partition={resources.partition or '(default)'} gpus={resources.gpus} cpus={resources.cpus} "
-            f"mem={resources.mem_gb}G time={resources.timeout_min}min")
+    return (
+        f"partition={resources.partition or '(default)'} gpus={resources.gpus} cpus={resources.cpus} "
+        f"mem={resources.mem_gb}G time={resources.timeout_min}min"
+    )
 
 
 def _waiting_for(spec: RunSpec) -> list[str]:
@@ -101,9 +104,16 @@ def _waiting_for(spec: RunSpec) -> list[str]:
     return [r for r in spec.init_runs if store.load(spec.profile, r) is None]
 
 
-def launch_grid(ask: Callable[[], dict], names: Iterable[str] | None, profile: str, launcher: str,
-                resources: JobResources, dry_run: bool = False, loaded: Callable[[str, RunSpec], None] | None = None,
-                print_fn: Callable[[str], None] = print) -> dict[str, str]:
+def launch_grid(
+    ask: Callable[[], dict],
+    names: Iterable[str] | None,
+    profile: str,
+    launcher: str,
+    resources: JobResources,
+    dry_run: bool = False,
+    loaded: Callable[[str, RunSpec], None] | None = None,
+    print_fn: Callable[[str], None] = print,
+) -> dict[str, str]:
     """Submit every run of the grid that has no record, wave after wave, and wait for them; returns {run_id: status}
     with status "loaded" (had a record), "done", "failed: <why>" or, in a dry run, "would submit"/"would wait".
     ``loaded(name, spec)`` is called for each run that already has a record (the CLI loads it, noting the event)."""
@@ -112,8 +122,13 @@ def launch_grid(ask: Callable[[], dict], names: Iterable[str] | None, profile: s
     wave = 0
     while True:
         grid = ask()
-        todo = [(name, spec) for name in (wanted if wanted is not None else grid) if name in grid
-                for spec in grid[name] if spec.run_id not in status]
+        todo = [
+            (name, spec)
+            for name in (wanted if wanted is not None else grid)
+            if name in grid
+            for spec in grid[name]
+            if spec.run_id not in status
+        ]
         ready, waiting = [], []
         for name, spec in todo:
             if store.load(profile, spec.run_id) is not None:
@@ -131,12 +146,16 @@ def launch_grid(ask: Callable[[], dict], names: Iterable[str] | None, profile: s
                 print_fn(f"  submit  {name:28s} seed {spec.seed}  run {spec.run_id}")
                 status[spec.run_id] = "would submit"
             for name, spec in waiting:
-                print_fn(f"  later   {name:28s} seed {spec.seed}  run {spec.run_id}  (after runs "
-                         f"{', '.join(_waiting_for(spec))})")
+                print_fn(
+                    f"  later   {name:28s} seed {spec.seed}  run {spec.run_id}  (after runs "
+                    f"{', '.join(_waiting_for(spec))})"
+                )
                 status[spec.run_id] = "would wait"
-            print_fn(f"[dry run] {len(ready)} job(s) to submit now, {len(waiting)} after the runs they start from, "
-                     f"{sum(s == 'loaded' for s in status.values())} recorded; a grid that proposes runs from its "
-                     "records (the non-contrastive scan) adds more after each wave. Nothing was submitted.")
+            print_fn(
+                f"[dry run] {len(ready)} job(s) to submit now, {len(waiting)} after the runs they start from, "
+                f"{sum(s == 'loaded' for s in status.values())} recorded; a grid that proposes runs from its "
+                "records (the non-contrastive scan) adds more after each wave. Nothing was submitted."
+            )
             return status
         if not ready:
             for name, spec in waiting:  # what they start from failed, or is not in this grid
@@ -146,8 +165,10 @@ def launch_grid(ask: Callable[[], dict], names: Iterable[str] | None, profile: s
         wave += 1
         pool = executor(launcher, profile, resources)
         jobs = [(name, spec, pool.submit(RunJob(spec.as_dict(), forwarded_environment()))) for name, spec in ready]
-        print_fn(f"[launch] wave {wave}: {len(jobs)} {launcher} job(s) submitted ({describe(resources)} each); "
-                 f"logs in {Path(pool.folder).parent}")
+        print_fn(
+            f"[launch] wave {wave}: {len(jobs)} {launcher} job(s) submitted ({describe(resources)} each); "
+            f"logs in {Path(pool.folder).parent}"
+        )
         for name, spec, job in jobs:
             try:
                 job.results()  # one result per task (a task per GPU); raises the first task's error
@@ -155,5 +176,7 @@ def launch_grid(ask: Callable[[], dict], names: Iterable[str] | None, profile: s
                 print_fn(f"[launch] {name} seed {spec.seed} ({spec.run_id}): recorded by job {job.job_id}")
             except Exception as exc:  # noqa: BLE001 - submitit re-raises the job's error; the others go on
                 status[spec.run_id] = f"failed: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc!r}"
-                print_fn(f"[launch] {name} seed {spec.seed} ({spec.run_id}): job {job.job_id} FAILED; "
-                         f"its log: {job.paths.stderr}")
+                print_fn(
+                    f"[launch] {name} seed {spec.seed} ({spec.run_id}): job {job.job_id} FAILED; "
+                    f"its log: {job.paths.stderr}"
+                )

@@ -26,7 +26,6 @@ from sentemb import settings
 from sentemb.errors import SentembError
 from sentemb.report.readme_summary import sync_readme
 
-
 TIMING_KEYS = ("start_time", "end_time", "duration")
 
 
@@ -90,16 +89,25 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
         parameters = {"profile": profile, "run_missing": run_missing}
         if extended:  # only then: a notebook without the parameter keeps its bytes
             parameters["extended"] = True
-        papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
-                                   cwd=str(settings.REPO_ROOT), kernel_name="python3", progress_bar=False,
-                                   log_output=True, kernel_manager_class=ipc_kernel_manager(),
-                                   start_timeout=KERNEL_START_TIMEOUT_S)
+        papermill.execute_notebook(
+            str(source),
+            str(tmp),
+            parameters=parameters,
+            cwd=str(settings.REPO_ROOT),
+            kernel_name="python3",
+            progress_bar=False,
+            log_output=True,
+            kernel_manager_class=ipc_kernel_manager(),
+            start_timeout=KERNEL_START_TIMEOUT_S,
+        )
     except Exception as exc:
         failed = target.with_name(f"{target.stem}.failed.ipynb")
         if tmp.exists():
             tmp.replace(failed)
-        raise SentembError(f"notebook {source.name} failed for profile {profile}: {exc}\n  The executed copy "
-                           f"with the error is {failed}; earlier outputs were left untouched.") from exc
+        raise SentembError(
+            f"notebook {source.name} failed for profile {profile}: {exc}\n  The executed copy "
+            f"with the error is {failed}; earlier outputs were left untouched."
+        ) from exc
     import nbformat
 
     executed = strip_timestamps(nbformat.read(tmp, as_version=4))

@@ -65,8 +65,9 @@ class Paper(ABC):
     def summary(self, tables: dict[str, pd.DataFrame]) -> str:
         """The README's generated block: reported | reproduced mean ± std (n) | Δ, and the claims."""
 
-    def derived(self, records: Records, profile: str | Profile, run_missing: bool = True,
-                extended: bool = False) -> dict:
+    def derived(
+        self, records: Records, profile: str | Profile, run_missing: bool = True, extended: bool = False
+    ) -> dict:
         """The derived records the tables read (computed when missing and ``run_missing``); none by default."""
         return {}
 
@@ -74,8 +75,9 @@ class Paper(ABC):
         """The paper's figures, saved under ``figures/<name>/<profile>/``; none by default."""
         return []
 
-    def not_run(self, records: Records, profile: str | Profile | None = None,
-                derived_records: dict | None = None) -> pd.DataFrame:
+    def not_run(
+        self, records: Records, profile: str | Profile | None = None, derived_records: dict | None = None
+    ) -> pd.DataFrame:
         """The grid's rows without records, each with :attr:`not_run_reason`."""
         from sentemb.report.views import not_run_rows
 
@@ -93,8 +95,9 @@ class Paper(ABC):
         """``results/<name>/<profile>/`` and ``figures/<name>/<profile>/``."""
         return settings.paper_output_dirs(self.name, get_profile(profile).name)
 
-    def collect(self, profile: str | Profile, run_missing: bool = True, extended: bool = False,
-                progress: bool = True) -> Records:
+    def collect(
+        self, profile: str | Profile, run_missing: bool = True, extended: bool = False, progress: bool = True
+    ) -> Records:
         """Records of every run of the grid, one per seed: the missing ones run when ``run_missing`` and inside the
         budget (``extended`` lifts it); rows outside it are loaded when they exist, else empty."""
         from sentemb.report.grid_records import collect_records
@@ -107,8 +110,9 @@ class Paper(ABC):
 
         return evaluate_all(self.name, self.claim_cells(tables, records))
 
-    def write_tables(self, records: Records, derived_records: dict | None,
-                     profile: str | Profile) -> dict[str, pd.DataFrame]:
+    def write_tables(
+        self, records: Records, derived_records: dict | None, profile: str | Profile
+    ) -> dict[str, pd.DataFrame]:
         """:meth:`tables` and the claims, each written to ``results/<name>/<profile>/<table>.csv``."""
         from sentemb.report.views import write_csv_tables
 
@@ -119,8 +123,9 @@ class Paper(ABC):
         return tables
 
     @staticmethod
-    def wide(table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", ""), index=("row",),
-             column: str = "column") -> pd.DataFrame:
+    def wide(
+        table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", ""), index=("row",), column: str = "column"
+    ) -> pd.DataFrame:
         """Reader's view: one row per ``index``, 'mean ± std (n) [reported]' per ``column``."""
         from sentemb.report.views import wide_cells
 
@@ -131,6 +136,10 @@ class Paper(ABC):
         from sentemb.report.provenance_table import provenance_table
 
         return provenance_table(records, self.derived_items(derived_records))
+
+    def readme_blocks(self, summary: str) -> dict[Path, str]:
+        """README path -> the text of its generated block: the whole summary goes to the paper's own README."""
+        return {settings.REPO_ROOT / "papers" / self.name / "README.md": summary}
 
     @staticmethod
     def derived_items(derived_records: dict):
@@ -153,8 +162,10 @@ def registry() -> dict[str, Paper]:
     """The archive's papers by name, in the order they are shown and run (``papers/__init__.py``'s ``PAPERS``)."""
     found = entry_points(group="sentemb.papers")
     if not found:
-        raise ConfigError("no papers are registered: install the archive (scripts/bootstrap.sh, or pip install -e .) "
-                          "so that its 'sentemb.papers' entry point is known")
+        raise ConfigError(
+            "no papers are registered: install the archive (scripts/bootstrap.sh, or pip install -e .) "
+            "so that its 'sentemb.papers' entry point is known"
+        )
     papers: dict[str, Paper] = {}
     for entry in found:
         for paper in entry.load():

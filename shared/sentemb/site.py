@@ -20,11 +20,12 @@ from sentemb import settings
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 from sentemb.notebooks import output_path
+from sentemb.paper import registry
 from sentemb.report import archive_coverage
 
 TEMPLATE_DIR = Path(__file__).parent / "site_template"
-PAGES = tuple(archive_coverage.PAPERS) + ("overview",)
-STYLE = """body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 70em;
+STYLE = """body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
+  max-width: 70em;
   padding: 0 1em; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
@@ -42,8 +43,9 @@ def notebook_page(notebook: Path, target: Path) -> Path:
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab", template_file="archive.html.j2",
-                            extra_template_paths=[str(TEMPLATE_DIR)])
+    exporter = HTMLExporter(
+        template_name="lab", template_file="archive.html.j2", extra_template_paths=[str(TEMPLATE_DIR)]
+    )
     body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
     return atomic_write_text(target, body)
 
@@ -66,24 +68,35 @@ def _table(frame: pd.DataFrame, status_column: str | None = None, html_columns: 
 
 def index_page(profile: str, pages: dict[str, str]) -> str:
     """The index: counts per paper (items per status, claims per status), then each paper's full coverage."""
-    link = lambda paper, text: f'<a href="{pages[paper]}">{html.escape(text)}</a>' if paper in pages else html.escape(text)
+
+    def link(paper: str, text: str) -> str:
+        return f'<a href="{pages[paper]}">{html.escape(text)}</a>' if paper in pages else html.escape(text)
+
     counts = archive_coverage.coverage_counts()
-    counts["paper"] = [link(p, t) for p, t in archive_coverage.PAPERS.items()]
+    counts["paper"] = [link(p, t) for p, t in archive_coverage.titles().items()]
     claims = archive_coverage.claim_counts(profile)
     claims["paper"] = counts["paper"]
-    parts = [f"<h1>Sentence-embedding reproductions: {html.escape(profile)} profile</h1>",
-             "<p>Every table and figure of the five papers, with what the archive does with it. "
-             "The numbers are the small profile's: a pretrained all-MiniLM-L6-v2 fine-tuned on the offline data, "
-             "so they show directions of effects, not the papers' values. Each page is an executed notebook.</p>"]
+    parts = [
+        f"<h1>Sentence-embedding reproductions: {html.escape(profile)} profile</h1>",
+        "<p>Every table and figure of the five papers, with what the archive does with it. "
+        "The numbers are the small profile's: a pretrained all-MiniLM-L6-v2 fine-tuned on the offline data, "
+        "so they show directions of effects, not the papers' values. Each page is an executed notebook.</p>",
+    ]
     if "overview" in pages:
         parts.append(f'<p><a href="{pages["overview"]}">Overview: the methods compared under one protocol</a></p>')
-    parts += ["<h2>Tables and figures per status</h2>", _table(counts, html_columns=("paper",)),
-              "<h2>Claims per status (on reproduced numbers)</h2>", _table(claims, html_columns=("paper",))]
-    for paper, title in archive_coverage.PAPERS.items():
+    parts += [
+        "<h2>Tables and figures per status</h2>",
+        _table(counts, html_columns=("paper",)),
+        "<h2>Claims per status (on reproduced numbers)</h2>",
+        _table(claims, html_columns=("paper",)),
+    ]
+    for paper, title in archive_coverage.titles().items():
         table = archive_coverage.coverage(paper)[["item", "caption", "status", "where / why"]]
-        parts += [f"<h2 id=\"{paper}\">{link(paper, title)}</h2>", _table(table, status_column="status")]
-    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sentence-embedding reproductions"
-            f"</title><style>{STYLE}</style></head><body>{''.join(parts)}</body></html>\n")
+        parts += [f'<h2 id="{paper}">{link(paper, title)}</h2>', _table(table, status_column="status")]
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Sentence-embedding reproductions'
+        f"</title><style>{STYLE}</style></head><body>{''.join(parts)}</body></html>\n"
+    )
 
 
 def build_site(profile: str = "small") -> Path:
@@ -91,12 +104,14 @@ def build_site(profile: str = "small") -> Path:
     root = site_root(profile)
     root.mkdir(parents=True, exist_ok=True)
     pages = {}
-    for name in PAGES:
+    for name in registry():
         notebook = output_path(name, profile)
         if notebook.is_file():
             notebook_page(notebook, root / f"{name}.html")
             pages[name] = f"{name}.html"
     if not pages:
-        raise SentembError(f"no executed notebook for profile {profile} under {settings.notebooks_root()}: "
-                           f"run ./run_all.sh --profile {profile} first")
+        raise SentembError(
+            f"no executed notebook for profile {profile} under {settings.notebooks_root()}: "
+            f"run ./run_all.sh --profile {profile} first"
+        )
     return atomic_write_text(root / "index.html", index_page(profile, pages))

@@ -1,19 +1,19 @@
 """An experiment spec: plain, frozen data. Its content hash is the run id.
 
-Two papers asking for the same spec get the same run id and share one run. Every field that can
-change a number is in the spec (the profile, whether the data is synthetic, the precision of each
-phase, and the version of what the code computes, ``CODE_VERSION``), so a run id names its numbers unambiguously.
+Two papers asking for the same spec get the same run id and share one run. Every field that can change a number is
+in the spec (the profile, whether the data is synthetic, the precision of each phase, and the version of what the
+code computes, ``CODE_VERSION``), so a run id names its numbers unambiguously.
 
-The spec is paper-free: it names an objective and carries that objective's parameters
-(``objective_params``); the objective declares, documents and validates them itself
-(:mod:`sentemb.objectives.registry`). The stored parameters are the resolved ones (every default
-filled in), so a run id changes when an objective's default changes.
+The spec is paper-free: it names an objective and carries that objective's parameters (``objective_params``); the
+objective declares, documents and validates them itself (:mod:`sentemb.objectives.registry`). The stored parameters
+are the resolved ones (every default filled in), so a run id changes when an objective's default changes.
 
-Fields added after records exist (``ADDED_FIELDS``: ``init_runs``, ``lr_schedule``, ``checkpoint``, ``ddp_gradients``) are left out of the canonical
-form while they hold their default, so adding them changed no run id; a spec that sets one gets its own id.
+Fields added after records existed (``ADDED_FIELDS``) are left out of the canonical form while they hold their
+default, so adding them changed no run id; a spec that sets one gets its own id.
 
-This module sits below both the training loop (``train``) and the run executor (``runs``): both
-import it, it imports neither.
+This module sits below both the training loop (``train``) and the run executor (``runs``): both import it, it
+imports neither. Importing it imports no torch: the names that the objective registry, the poolers and the
+precisions define are checked when a spec is made, which imports them then.
 """
 
 from __future__ import annotations
@@ -21,28 +21,30 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from types import ModuleType
+from typing import Any
 
 from sentemb.errors import ConfigError
 from sentemb.evaluate import GROUPS
-from sentemb.models.poolers import POOLERS
-from sentemb.objectives.registry import NO_TRAINING, encoders_needed, objective_class, resolve_params
-from sentemb.precision import PRECISIONS
 
 #: What the archive's code computes for a spec, as a number that is part of every run id. A change to the code that
 #: changes a run's numbers bumps it, so a record made by earlier code is never returned for a spec of today's code
 #: (its run id differs, and :func:`sentemb.runs.execute.ensure` also checks the stored spec).
-#:   1 (implicit, before issue 15): losses under bf16 autocast computed in bf16; SimCSE++'s "off-dropout" pass left
-#:     BERT's attention dropout on; a NaN STS-B dev score could win checkpoint selection.
+#:   1 (implicit, the first records): losses under bf16 autocast computed in bf16; SimCSE++'s "off-dropout" pass
+#:     left BERT's attention dropout on; a NaN STS-B dev score could win checkpoint selection.
 #:   2: every loss in fp32 (objectives/full_precision.py); off-dropout = the encoder in eval mode; NaN is the worst
 #:     score in every selection (selection.py).
 CODE_VERSION = 2
+#: The objective of a spec that trains nothing (the backbone, or an ensemble of runs, is evaluated as it is); the
+#: objective registry's ``NO_TRAINING``.
+NO_TRAINING = "none"
 FINAL_EVALS = ("sts", "stsb_dev")  # or groups joined by commas, "sts" first: "sts,transfer,mteb"
 PROFILES = ("smoke", "small", "full")
-#: linear: warm-up then decay to 0 (HF Trainer's default); constant: no scheduler; slanted_triangular: ULMFiT's (Howard &
-#: Ruder 2018, Eq. 3; AllenNLP's ``slanted_triangular``, ratio 32) with its cut at ``warmup_steps`` (DeCLUTR: cut
-#: fraction 0.1 of the steps).
+#: linear: warm-up then decay to 0 (HF Trainer's default); constant: no scheduler; slanted_triangular: ULMFiT's
+#: (Howard & Ruder 2018, Eq. 3; AllenNLP's ``slanted_triangular``, ratio 32) with its cut at ``warmup_steps``
+#: (DeCLUTR: cut fraction 0.1 of the steps).
 LR_SCHEDULES = ("linear", "constant", "slanted_triangular")
 #: best_dev: the evaluation with the best STS-B dev score (SimCSE's selection); last: the weights after the last step
 #: (DeCLUTR's configs keep every epoch's checkpoint and select none on validation).
@@ -50,8 +52,15 @@ CHECKPOINTS = ("best_dev", "last")
 #: Fields added after run records existed: omitted from the canonical form (and so from run ids) at their default.
 ADDED_FIELDS = {"init_runs": (), "lr_schedule": "linear", "checkpoint": "best_dev", "ddp_gradients": "global"}
 #: Under torchrun: "global" (gradients equal one process's on the global batch, DeCLUTR's scale_fix) or "official"
-#: (1/N of it, as SimCSE's and DeCLUTR's released code); see sentemb.train.distributed.
+#: (1/N of it, as SimCSE's and DeCLUTR's released code); see sentemb.distributed.
 DDP_GRADIENTS = ("global", "official")
+
+
+def _objective_registry() -> ModuleType:
+    """:mod:`sentemb.objectives.registry`, imported when a spec is validated (it imports the objectives, and torch)."""
+    from sentemb.objectives import registry
+
+    return registry
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,24 @@ class RunSpec:
     notes: str = field(default="", compare=False)  # free text, not part of the id
 
     def __post_init__(self) -> None:
+        problems = [
+            *self._choice_problems(),
+            *self._training_problems(),
+            *self._init_runs_problems(),
+            *self._lr_schedule_problems(),
+            *self._setting_problems(),
+        ]
+        if problems:
+            raise ConfigError("invalid run spec: " + "; ".join(problems))
+        registry = _objective_registry()
+        registry.objective_class(self.objective)  # an unknown objective: ConfigError listing the known ones
+        object.__setattr__(self, "objective_params", registry.resolve_params(self.objective, self.objective_params))
+
+    def _choice_problems(self) -> list[str]:
+        """The profile, pooler, precisions and final evaluation, each one of its known names."""
+        from sentemb.models.poolers import POOLERS
+        from sentemb.precision import PRECISIONS
+
         problems = []
         if self.profile not in PROFILES:
             problems.append(f"profile {self.profile!r} is not one of {PROFILES}")
@@ -99,49 +126,79 @@ class RunSpec:
                 problems.append(f"{name} {getattr(self, name)!r} is not one of {PRECISIONS}")
         groups = self.final_eval.split(",")
         if self.final_eval not in FINAL_EVALS and not (groups[0] == "sts" and set(groups) <= set(GROUPS)):
-            problems.append(f"final_eval {self.final_eval!r} is not 'stsb_dev' nor 'sts' followed by groups of {GROUPS}")
-        if self.trains:
-            if self.steps <= 0 or self.batch_size <= 1 or self.eval_every <= 0:
-                problems.append("training needs steps > 0, batch_size > 1 and eval_every > 0")
-            if not self.train_data:
-                problems.append("training needs train_data")
-            if self.trajectory_every is not None and self.trajectory_every <= 0:
-                problems.append(f"trajectory_every must be positive or None, got {self.trajectory_every}")
-            try:
-                needed = encoders_needed(self.objective)
-            except ConfigError:  # an unknown objective is reported below, with the known ones
-                needed = None
-            if self.init_runs and needed is not None and len(self.init_runs) != needed:
-                problems.append(f"init_runs names {len(self.init_runs)} run(s), but objective {self.objective!r} "
-                                f"trains {needed} encoder(s): give one run id per encoder, or none")
-        elif len(self.init_runs) == 1:
-            problems.append("without training, init_runs names the members of an ensemble (the sum of their models' "
-                            "embeddings): give at least two run ids, or evaluate the one run's own record")
-        if not isinstance(self.init_runs, tuple) or not all(
-                isinstance(r, str) and len(r) == 16 and all(c in "0123456789abcdef" for c in r) for r in self.init_runs):
-            problems.append(f"init_runs must be a tuple of 16-hex-digit run ids, got {self.init_runs!r}")
+            problems.append(
+                f"final_eval {self.final_eval!r} is not 'stsb_dev' nor 'sts' followed by groups of {GROUPS}"
+            )
+        return problems
+
+    def _training_problems(self) -> list[str]:
+        """A training run's schedule, data and initial encoders; an untrained one's ensemble."""
+        if not self.trains:
+            if len(self.init_runs) == 1:
+                return [
+                    (
+                        "without training, init_runs names the members of an ensemble (the sum of their models' "
+                        "embeddings): give at least two run ids, or evaluate the one run's own record"
+                    )
+                ]
+            return []
+        problems = []
+        if self.steps <= 0 or self.batch_size <= 1 or self.eval_every <= 0:
+            problems.append("training needs steps > 0, batch_size > 1 and eval_every > 0")
+        if not self.train_data:
+            problems.append("training needs train_data")
+        if self.trajectory_every is not None and self.trajectory_every <= 0:
+            problems.append(f"trajectory_every must be positive or None, got {self.trajectory_every}")
+        try:
+            needed = _objective_registry().encoders_needed(self.objective)
+        except ConfigError:  # an unknown objective is reported after these problems, with the known ones
+            needed = None
+        if self.init_runs and needed is not None and len(self.init_runs) != needed:
+            problems.append(
+                f"init_runs names {len(self.init_runs)} run(s), but objective {self.objective!r} "
+                f"trains {needed} encoder(s): give one run id per encoder, or none"
+            )
+        return problems
+
+    def _init_runs_problems(self) -> list[str]:
+        hex_digits = set("0123456789abcdef")
+        if isinstance(self.init_runs, tuple) and all(
+            isinstance(run, str) and len(run) == 16 and set(run) <= hex_digits for run in self.init_runs
+        ):
+            return []
+        return [f"init_runs must be a tuple of 16-hex-digit run ids, got {self.init_runs!r}"]
+
+    def _lr_schedule_problems(self) -> list[str]:
         if self.lr_schedule not in LR_SCHEDULES:
-            problems.append(f"lr_schedule {self.lr_schedule!r} is not one of {LR_SCHEDULES}")
-        elif self.lr_schedule == "constant" and self.warmup_steps:
-            problems.append("lr_schedule 'constant' has no warm-up: set warmup_steps to 0")
-        elif self.lr_schedule == "slanted_triangular" and not 0 < self.warmup_steps < max(self.steps, 1):
-            problems.append("lr_schedule 'slanted_triangular' needs its cut: 0 < warmup_steps < steps "
-                            f"(DeCLUTR: 10 % of the steps), got warmup_steps={self.warmup_steps}, steps={self.steps}")
+            return [f"lr_schedule {self.lr_schedule!r} is not one of {LR_SCHEDULES}"]
+        if self.lr_schedule == "constant" and self.warmup_steps:
+            return ["lr_schedule 'constant' has no warm-up: set warmup_steps to 0"]
+        if self.lr_schedule == "slanted_triangular" and not 0 < self.warmup_steps < max(self.steps, 1):
+            return [
+                (
+                    "lr_schedule 'slanted_triangular' needs its cut: 0 < warmup_steps < steps "
+                    f"(DeCLUTR: 10 % of the steps), got warmup_steps={self.warmup_steps}, steps={self.steps}"
+                )
+            ]
+        return []
+
+    def _setting_problems(self) -> list[str]:
+        """The gradient scale, the kept checkpoint, the code version, the clipping and the dropout."""
+        problems = []
         if self.ddp_gradients not in DDP_GRADIENTS:
             problems.append(f"ddp_gradients {self.ddp_gradients!r} is not one of {DDP_GRADIENTS}")
         if self.checkpoint not in CHECKPOINTS:
             problems.append(f"checkpoint {self.checkpoint!r} is not one of {CHECKPOINTS}")
         if self.code_version != CODE_VERSION:
-            problems.append(f"code_version {self.code_version} is not this code's {CODE_VERSION} (a spec or record of "
-                            "earlier code is stale: delete its record and run the spec again)")
+            problems.append(
+                f"code_version {self.code_version} is not this code's {CODE_VERSION} (a spec or record of "
+                "earlier code is stale: delete its record and run the spec again)"
+            )
         if not self.grad_clip >= 0:
             problems.append(f"grad_clip must be >= 0 (0: no clipping), got {self.grad_clip}")
         if self.dropout is not None and not 0.0 <= self.dropout < 1.0:
             problems.append(f"dropout must be in [0, 1), got {self.dropout}")
-        if problems:
-            raise ConfigError("invalid run spec: " + "; ".join(problems))
-        objective_class(self.objective)  # an unknown objective: ConfigError listing the known ones
-        object.__setattr__(self, "objective_params", resolve_params(self.objective, self.objective_params))
+        return problems
 
     def __hash__(self) -> int:
         return hash(self.run_id)
@@ -154,7 +211,7 @@ class RunSpec:
     def params(self) -> dict[str, Any]:
         return dict(self.objective_params)
 
-    def with_params(self, **changes: Any) -> "RunSpec":
+    def with_params(self, **changes: Any) -> RunSpec:
         """A copy with some objective parameters changed (validated like any spec)."""
         return dataclasses.replace(self, objective_params={**self.objective_params, **changes})
 
@@ -174,7 +231,7 @@ class RunSpec:
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RunSpec":
+    def from_dict(cls, data: dict) -> RunSpec:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown:
@@ -184,4 +241,3 @@ class RunSpec:
             if name in data:
                 data[name] = tuple(data[name])
         return cls(**data)
-

@@ -23,11 +23,13 @@ def cosine_by_rating(cosines: np.ndarray, gold: np.ndarray) -> list[dict]:
     for k in range(len(EDGES) - 1):
         values = cosines[groups == k]
         density, _ = np.histogram(values, bins=BINS, density=len(values) > 0)
-        out.append({
-            "group": f"{EDGES[k]:g}-{EDGES[k + 1]:g}",
-            "n": int(len(values)),
-            "mean": float(values.mean()) if len(values) else None,
-            "std": float(values.std()) if len(values) else None,
-            "density": [float(d) for d in np.nan_to_num(density)],
-        })
+        out.append(
+            {
+                "group": f"{EDGES[k]:g}-{EDGES[k + 1]:g}",
+                "n": int(len(values)),
+                "mean": float(values.mean()) if len(values) else None,
+                "std": float(values.std()) if len(values) else None,
+                "density": [float(d) for d in np.nan_to_num(density)],
+            }
+        )
     return out

@@ -49,7 +49,7 @@ def without_last_layernorms(encoder: SentenceEncoder, k: int) -> SentenceEncoder
     norms = encoder_layernorms(modified.backbone)
     if not 0 <= k <= len(norms):
         raise ConfigError(f"cannot remove {k} LayerNorms: the encoder has {len(norms)}")
-    for parent, name in norms[len(norms) - k:]:
+    for parent, name in norms[len(norms) - k :]:
         setattr(parent, name, nn.Identity())
     return modified
 
@@ -78,6 +78,11 @@ def layernorm_removal(model, sentences: Sequence[str], removed: Sequence[int], s
         lookup = dict(zip(unique, modified.encode(unique, batch_size=64)))
         scores = pair_scores(dev, lookup)
         spearman = correlations(scores, dev.scores)["spearman"] if np.all(np.isfinite(scores)) else float("nan")
-        rows.append({"removed_layernorms": int(k), "mean_cls_norm": mean_cls_norm(modified, sentences),
-                     "stsb_dev_spearman": spearman})
+        rows.append(
+            {
+                "removed_layernorms": int(k),
+                "mean_cls_norm": mean_cls_norm(modified, sentences),
+                "stsb_dev_spearman": spearman,
+            }
+        )
     return {"n_sentences": len(sentences), "n_layernorms": available, "rows": rows}

@@ -16,8 +16,9 @@ from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.barlow_twins import correlation_rank, gaussian_padding
 
 
-def cross_correlation_rank(encoder: SentenceEncoder, sentences: Sequence[str], padding: int = 0, seed: int = 0,
-                           max_len: int = 32) -> dict:
+def cross_correlation_rank(
+    encoder: SentenceEncoder, sentences: Sequence[str], padding: int = 0, seed: int = 0, max_len: int = 32
+) -> dict:
     """Numerical rank of C for the batch ``sentences`` (two dropout views), without and with ``padding`` rows."""
     torch.manual_seed(seed)
     was_training = encoder.training

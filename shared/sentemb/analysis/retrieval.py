@@ -17,8 +17,9 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.clip(np.linalg.norm(x, axis=1, keepdims=True), 1e-12, None)
 
 
-def top_k(corpus: Sequence[str], corpus_vectors: np.ndarray, queries: Sequence[str], query_vectors: np.ndarray,
-          k: int = 5) -> list[dict]:
+def top_k(
+    corpus: Sequence[str], corpus_vectors: np.ndarray, queries: Sequence[str], query_vectors: np.ndarray, k: int = 5
+) -> list[dict]:
     """One entry per query: the query and its ``k`` hits as (rank, sentence, cosine)."""
     if len(corpus) != len(corpus_vectors) or len(queries) != len(query_vectors):
         raise ValueError("each sentence needs exactly one vector")
@@ -27,6 +28,12 @@ def top_k(corpus: Sequence[str], corpus_vectors: np.ndarray, queries: Sequence[s
     for q, query in enumerate(queries):
         order = np.argsort(-scores[q], kind="stable")
         hits = [int(i) for i in order if corpus[i] != query][:k]
-        out.append({"query": query, "hits": [{"rank": r + 1, "sentence": corpus[i], "cosine": float(scores[q, i])}
-                                             for r, i in enumerate(hits)]})
+        out.append(
+            {
+                "query": query,
+                "hits": [
+                    {"rank": r + 1, "sentence": corpus[i], "cosine": float(scores[q, i])} for r, i in enumerate(hits)
+                ],
+            }
+        )
     return out

@@ -35,8 +35,9 @@ def align_uniform(pairs: Sequence[STSPairs], lookup: Mapping[str, np.ndarray]) -
 def analyse(pairs: Sequence[STSPairs], lookup: Mapping[str, np.ndarray], splits: Sequence[str]) -> dict:
     sentences = list(dict.fromkeys(s for p in pairs for s in p.sentences()))
     matrix = np.stack([lookup[s] for s in sentences])
-    cos = np.concatenate([cosine_scores(np.stack([lookup[s] for s in p.sent1]),
-                                        np.stack([lookup[s] for s in p.sent2])) for p in pairs])
+    cos = np.concatenate(
+        [cosine_scores(np.stack([lookup[s] for s in p.sent1]), np.stack([lookup[s] for s in p.sent2])) for p in pairs]
+    )
     gold = np.concatenate([p.scores for p in pairs])
     norms = np.linalg.norm(matrix, axis=1)
     return {

@@ -7,9 +7,9 @@
 | delete one word     | SimCSE Tables 1, 2                         | ``delete_one_word``      | delete_one_word.py |
 | synonym replacement | SimCSE Table 1 (nlpaug, WordNet)           | ``synonym_replacement``  | synonym.py       |
 | MLM k%              | SimCSE Table 1                             | ``mlm_replace``          | mlm.py           |
-| shuffle p           | Farina & Pappadopulo 2024 §3, Table 1      | ``shuffle_words`` / ``shuffle_tokens`` | shuffle.py |
+| shuffle p | Farina & Pappadopulo 2024 §3, Table 1 | ``shuffle_words`` / ``shuffle_tokens`` | shuffle.py |
 | EDA alpha           | Farina & Pappadopulo 2024 §3, Table 1 (Wei & Zou 2019) | ``eda``      | eda.py           |
-| anchor/positive spans | DeCLUTR §3.1.1                           | ``sample_anchor_positive_spans`` | span_sampler.py |
+| anchor/positive spans | DeCLUTR §3.1.1 | ``sample_anchor_positive_spans`` | span_sampler.py |
 
 Dropout, the third augmentation of the non-contrastive paper, is the encoder's own dropout (SimCSE
 §3), not a text edit. Every function takes the sentence first and a ``random.Random`` second, so

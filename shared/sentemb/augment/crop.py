@@ -29,4 +29,4 @@ def crop(sentence: str, rng: random.Random, drop_fraction: float) -> str:
         return sentence
     kept = crop_length(len(words), drop_fraction)
     start = rng.randrange(len(words) - kept + 1)
-    return " ".join(words[start:start + kept])
+    return " ".join(words[start : start + kept])

@@ -1,35 +1,17 @@
 """EDA, easy data augmentation (Wei & Zou 2019, §2), as used by Farina & Pappadopulo 2024.
 
-The non-contrastive paper (§3 "Augmentations", Table 1 with alpha = 0.1 and 0.2) says only: "we
-apply EDA to each branch with the same parameter alpha for synonym replacement, random
-insertions, random swaps, and random deletions". It does not say whether one augmented view
-applies one operation or all four, and it released no code. We follow EDA's reference code
-(jasonwei20/eda_nlp, ``eda()``), which makes each augmented sentence with ONE operation: for one
-augmented sentence it builds one candidate per operation and keeps a random one, i.e. the
-operation is drawn uniformly from the four. With one parameter, alpha_sr = alpha_ri = alpha_rs =
-p_rd = alpha.
-
-The four operations on whitespace words w_1 .. w_l (EDA §2), with
-
-    n = max(1, floor(alpha * l))
-
-The EDA paper writes n = alpha * l; its reference code truncates, max(1, int(alpha * l)), and we
-follow the code (this is the one count in the package that is not rounded half up):
-
-  SR  synonym replacement: choose n distinct words that are not stop words and have a WordNet
-      synonym; replace each by one of its synonyms chosen at random.
-  RI  random insertion, n times: take a random non-stop word of the ORIGINAL sentence that has a
-      synonym, and insert a random synonym of it at a random position (any of the len + 1 gaps).
-  RS  random swap, n times: choose two distinct positions at random and swap their words.
-  RD  random deletion: delete each word independently with probability alpha; if every word
-      went, keep one random word; a one-word sentence is unchanged.
-
-Where we differ from the reference code (its behaviour is not in the paper's text): it first
-lowercases and strips everything but letters (we keep the text and strip punctuation only for
-the synonym look-up, synonym.py); SR there replaces every occurrence of a chosen word type (we
-replace n positions); RI there draws from the growing sentence, skips no stop words, always takes
-the first synonym and never inserts at the end (we follow the paper's text); synonyms there may
-be multi-word (ours are single words, wordnet.py). Synonyms: WordNet 3.0 (wordnet.THESAURUS).
+Operations on the whitespace words w_1 .. w_l, with n = max(1, floor(alpha * l)) (the reference code's truncation,
+the one count in the package not rounded half up; the paper writes alpha * l): SR replaces n distinct non-stop words
+that have a synonym; RI inserts, n times, a synonym of a random non-stop word of the original sentence at a random
+gap; RS swaps two random positions, n times; RD deletes each word with probability alpha, keeping one at least.
+Inputs: a sentence and alpha (alpha_sr = alpha_ri = alpha_rs = p_rd = alpha, the paper's single parameter).
+Official code: the paper released none and does not say whether a view gets one operation or all four; we follow
+    EDA's reference code (jasonwei20/eda_nlp, ``eda()``): ONE operation per augmented sentence, drawn uniformly.
+    Where its behaviour is not in the paper's text we differ: no lowercasing, SR per position (not per word type),
+    RI per the paper's text, single-word synonyms.
+References: Wei & Zou 2019, §2; Farina & Pappadopulo 2024, §3 "Augmentations", Table 1 (alpha = 0.1, 0.2).
+Relations: synonyms from WordNet 3.0 (:mod:`sentemb.augment.wordnet`, ``THESAURUS``) through ``synonym.py``.
+The operations and the reference code's differences in full: docs/derivations.md#sentembaugmentedapy
 """
 
 from __future__ import annotations

@@ -1,74 +1,20 @@
 """DeCLUTR's anchor-positive span sampling (Giorgi et al., 2021, §3.1 and §3.1.1).
 
-From each tokenised document x = (x_1 ... x_n), sample A anchor spans and, for every anchor,
-P positive spans (paper's A = P = 2, l_min = 32, l_max = 512; official config ``num_anchors 2,
-num_positives 2, min_span_len 32, max_span_len 512``). §3.1.1, written out:
-
-    l_anchor   = floor(p_anchor   * (l_max - l_min) + l_min),   p_anchor   ~ Beta(alpha=4, beta=2)
-    l_positive = floor(p_positive * (l_max - l_min) + l_min),   p_positive ~ Beta(alpha=2, beta=4)
-
-    s_i^start        ~ U{0 ... n - l_anchor}                    s_i^end        = s_i^start + l_anchor
-    s_{i+pAN}^start  ~ U{s_i^start - l_positive ... s_i^end}    s_{i+pAN}^end  = s_{i+pAN}^start + l_positive
-    anchor s_i = x[s_i^start : s_i^end],  positive s_{i+pAN} = x[s_{i+pAN}^start : s_{i+pAN}^end]
-
-"In practice, we restrict the sampling of anchor spans from the same document such that they are
-a minimum of l_max tokens apart." Offsets here are 0-based and end-exclusive (Python slices), as
-in the formulas. Since l_min is an integer, l = floor(p * (l_max - l_min)) + l_min, always in
-[l_min, l_max] (l_max only when p = 1). Beta(4, 2) has mean 4/6 (skewed to long anchors),
-Beta(2, 4) has mean 2/6 (skewed to short positives).
-
-How anchor starts are drawn here (the paper's reading). All A lengths are drawn first (the paper:
-"we first sample its length ... and then randomly (uniformly) sample its starting position"); the
-starts are then uniform over every placement that keeps the anchors inside the document with at
-least l_max tokens *between* consecutive anchors (next start - previous end >= l_max; this also
-implies starts at least l_max apart). The anchors are laid out left to right in the order their
-lengths were drawn; since those lengths are i.i.d., the set of anchors has the same distribution
-as for any other order. The uniform placement is drawn without rejection: with slack
-S = n - sum(l_anchor) - (A - 1) * l_max >= 0, the free tokens before, between and after the anchors
-are a uniform composition of S, obtained from A distinct integers drawn from {0 ... S + A - 1}
-(stars and bars). With A = 1 this is exactly s^start ~ U{0 ... n - l_anchor}.
-
-Drawing the lengths first and the starts given the lengths is not the same as rejecting
-independent draws of both until the restriction holds: rejection would favour short anchors a
-little, whereas here anchor lengths stay exactly Beta-distributed.
-
-How the official code draws them (JohnGiorgi/DeCLUTR, ``sample_anchor_positive_pairs`` in
-``contrastive_utils.py``): it cuts the document into l_max-token blocks starting at multiples of
-l_max, picks a block uniformly, places the anchor uniformly inside that block, and removes the
-picked block and its neighbours in the remaining list (when few blocks remain it picks the first
-or last remaining block instead, so that it does not run out). Anchors therefore never straddle a block boundary. Both schemes keep at
-least l_max tokens between anchors; we follow the paper's uniform starts, which never fails on a
-document that passes the length check below.
-
-Positives: start ~ U{max(0, s_i^start - l_positive) ... min(s_i^end, n - l_positive)} (inclusive).
-The paper's range guarantees start <= s_i^end and end >= s_i^start, i.e. the positive overlaps the
-anchor, is adjacent to it (start = s_i^start - l_positive or start = s_i^end), is subsumed by it,
-or (when l_positive > l_anchor) contains it; the clipping to the document is the official code's
-and keeps the range non-empty. Positives of one anchor are drawn independently.
-
-Positive views (DeCLUTR Figure 2c, the official ``sampling_strategy``): ``positive_views="any"`` is the range above
-(overlapping, adjacent or subsumed; the paper's method and the official default). ``"adjacent"`` puts each
-positive right before or right after its anchor (start = s_i^start - l_positive or start = s_i^end, one of the two
-that fit in the document, uniformly; when neither fits, it is shortened to the longer free side). Two readings of
-"subsumed" (the positive inside its anchor, start ~ U{s_i^start ... s_i^end - l_positive}), which differ in the
-positive's length:
-
-    "subsumed"           l_positive = min(floor(p * (l_max - l_min) + l_min), l_anchor)        (the archive's)
-    "subsumed_official"  l_positive = floor(p * (l_anchor - l_min) + l_min)                     (the official code's)
-                         p ~ Beta(2, 4) in both
-
-``"subsumed"`` draws the length as for any positive and cuts it to the anchor; ``"subsumed_official"`` is the
-official ``sampling_strategy="subsuming"`` (``sample_anchor_positive_pairs``: the Beta(2, 4) draw times
-l_anchor - l_min, plus l_min, truncated to an integer), so it is always in [l_min, l_anchor] and shorter on average
-(means of 138.0 against 184.9 tokens at the paper's 32-512: E[l_anchor] = 351.5, and (351.5 - 32) / 3 + 32 less
-the floor's 0.5). Both draw the anchors and the Beta variates as the other views do. The paper names the views
-without their formulas.
-
-Document length: like the official code we require n >= 2 * A * l_max tokens (2048 for the
-paper's settings) and raise :class:`DocumentTooShortError` otherwise. Our placement needs only
-n >= A * l_max + (A - 1) * l_max, so the official bound is sufficient. The official code counts
-tokens of the model's tokenizer (whitespace tokens before May 2021) and later truncates each span
-to 510 tokens plus 2 special tokens; this module works on whatever token sequence it is given.
+Equations (§3.1.1; A = P = 2, l_min = 32, l_max = 512 in the paper and the official config):
+    l_anchor = floor(p * (l_max - l_min) + l_min), p ~ Beta(4, 2);   l_positive likewise with p ~ Beta(2, 4)
+    anchor start ~ U{0 ... n - l_anchor};   positive start ~ U{s^start - l_positive ... s^end}
+    anchors at least l_max tokens apart; offsets 0-based and end-exclusive
+Anchors: lengths first, then starts uniform over every placement with >= l_max tokens between anchors, drawn without
+    rejection (stars and bars), so lengths stay exactly Beta-distributed. The official code (JohnGiorgi/DeCLUTR,
+    ``sample_anchor_positive_pairs``) instead places each anchor inside a random l_max-token block.
+Positives: the paper's range clipped to the document (as the official code). ``positive_views`` (Figure 2c, the
+    official ``sampling_strategy``): ``any`` (the default), ``adjacent``, ``subsumed`` (a positive's length cut to
+    its anchor) or ``subsumed_official`` (``subsuming``: length floor(p * (l_anchor - l_min) + l_min)).
+Inputs: a token sequence of length n >= 2 * A * l_max (the official bound, 2048 for the paper's settings; else
+    :class:`DocumentTooShortError`), of any tokenizer's tokens.
+References: Giorgi et al., 2021, §3.1, §3.1.1, Figure 2c.
+Relations: :mod:`sentemb.objectives.declutr` (the loss; positives anchor-major), :mod:`sentemb.data.documents`.
+Derivation, the official code and the views' mean lengths: docs/derivations.md#sentembaugmentspan_samplerpy
 """
 
 from __future__ import annotations

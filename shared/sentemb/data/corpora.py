@@ -6,7 +6,8 @@
 | wiki_sentences_combined   | training/unsup/wiki_sentences_combined.txt.gz       | mirror (small) |
 | nli_for_simcse            | training/nli/nli_for_simcse.csv (275,601 triples)   | full profile   |
 | snli_devtest_for_simcse   | training/nli/snli_devtest_for_simcse.csv.gz (5,883) | mirror (small) |
-| snli_devtest_pairs_<label>, snli_devtest_with_neutral | SNLI dev+test with labels (``nli_labelled``) | SimCSE Tables 4, 7 |
+| snli_devtest_pairs_<label> | SNLI dev+test pairs of one label (``nli_labelled``) | SimCSE Table 4 |
+| snli_devtest_with_neutral | SNLI dev+test quads with the neutral hypothesis (``nli_labelled``) | SimCSE Table 7 |
 | wikitext2_windows         | 4 consecutive sentences of a WikiText-2 article (``sentence_windows``) | SimCSE Table 2 |
 
 The mirror's two files are substitutes (see ``../shared/datasets/training/README.md``): 108k
@@ -55,8 +56,10 @@ def load_sentences(name: str) -> list[str]:
     if name in NLI_CORPORA:
         return list(dict.fromkeys(sentence for row in load_nli_triples(name) for sentence in row))
     if name not in UNSUP_CORPORA:
-        raise ConfigError(f"unknown sentence corpus {name!r}; choose from "
-                          f"{', '.join(UNSUP_CORPORA + NLI_CORPORA)} (each may end in {WITH_SICKR!r}) or synthetic")
+        raise ConfigError(
+            f"unknown sentence corpus {name!r}; choose from "
+            f"{', '.join(UNSUP_CORPORA + NLI_CORPORA)} (each may end in {WITH_SICKR!r}) or synthetic"
+        )
     text = read_text(files_of(name)[0].relpath)
     return [line.strip() for line in text.splitlines() if line.strip()]
 
@@ -70,8 +73,9 @@ def load_nli_triples(name: str) -> list[tuple[str, ...]]:
     if name in LABELLED_CORPORA:
         return load_labelled_corpus(name)
     if name not in NLI_CORPORA:
-        raise ConfigError(f"unknown NLI corpus {name!r}; choose from {', '.join(NLI_CORPORA + LABELLED_CORPORA)} "
-                          "or synthetic")
+        raise ConfigError(
+            f"unknown NLI corpus {name!r}; choose from {', '.join(NLI_CORPORA + LABELLED_CORPORA)} or synthetic"
+        )
     relpath = files_of(name)[0].relpath
     reader = csv.DictReader(io.StringIO(read_text(relpath)))
     if reader.fieldnames is None or not {"sent0", "sent1", "hard_neg"} <= set(reader.fieldnames):
@@ -83,8 +87,12 @@ def load_nli_triples(name: str) -> list[tuple[str, ...]]:
 
 
 # The kinds of training rows an objective can ask for (``TrainingObjective.rows``) and their loaders.
-ROW_LOADERS = {"sentences": load_sentences, "nli_triples": load_nli_triples, "documents": load_documents,
-               "sentence_windows": lambda name: list(load_sentence_windows(name))}
+ROW_LOADERS = {
+    "sentences": load_sentences,
+    "nli_triples": load_nli_triples,
+    "documents": load_documents,
+    "sentence_windows": lambda name: list(load_sentence_windows(name)),
+}
 
 
 def load_rows(kind: str, name: str) -> list:

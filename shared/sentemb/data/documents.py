@@ -1,24 +1,15 @@
 """Documents: the long texts DeCLUTR (Giorgi et al., 2021) samples its anchor and positive spans from.
 
-| name                 | what                                                                        | used by        |
-|----------------------|-----------------------------------------------------------------------------|----------------|
-| ``openwebtext``      | OpenWebText (Gokaslan & Cohen 2019), through the ``datasets`` package        | full profile   |
-| ``wikitext2_articles`` | the mirror's 722 WikiText-2 articles, ``training/longdocs/wikitext2_articles.jsonl.gz`` | mirror (small) |
-| ``synthetic``        | generated documents of the synthetic grammar's sentences                     | smoke, no data |
-
-The paper (§4 "Dataset") keeps the OpenWebText documents of at least 2048 tokens: 495,243 documents, one set for
-every setting of its figures. Here the bound is applied, in the tokenizer's subword tokens, by :func:`long_enough`,
-with the DeCLUTR objective's ``min_document_tokens``: by default the bound the span sampler needs (``2 * A * l_max``:
-2048 for A = 2, l_max = 512; see :mod:`sentemb.augment.span_sampler`), which depends on A and l_max; the DeCLUTR
-grid sets it to one value per profile (2048 on the full profile, 256 for the small profile's spans of 16-64), so
-that every run of a profile trains on the same documents in the same order. The mirror's articles
-are WikiText-2 (train split with ``<unk>`` tokens, as distributed; valid/test raw), a substitute for OpenWebText:
-Wikipedia prose instead of web text, and 357 of its 722 articles have at least 2048 whitespace tokens (2.8M
-MiniLM subword tokens in all; 475 articles have at least 2048 of them, 720 at least 256).
-
-Limitation (full profile): documents and their token ids are held in memory as Python objects. That is fine for
-the mirror's 2.8M tokens; OpenWebText's 495k documents of >= 2048 tokens (over 1e9 tokens) need a memory-mapped
-token store, which is not built yet.
+Corpora: ``openwebtext`` (OpenWebText through ``datasets``; full profile), ``wikitext2_articles`` (the mirror's 722
+WikiText-2 articles, a substitute: Wikipedia prose, not web text; small profile), ``synthetic`` (documents of the
+synthetic grammar's sentences; smoke, no data).
+Length bound: the paper (§4 "Dataset") keeps the documents of at least 2048 tokens; :func:`long_enough` applies the
+DeCLUTR objective's ``min_document_tokens`` in subword tokens (by default the span sampler's ``2 * A * l_max``; the
+grid sets one value per profile, so every run of a profile trains on the same documents in the same order).
+Limitation: documents and their token ids are held in memory as Python objects, fine for the mirror's 2.8M tokens;
+OpenWebText (over 1e9 tokens) needs a memory-mapped token store, not built yet.
+Relations: :mod:`sentemb.augment.span_sampler` (the bound), :mod:`sentemb.objectives.declutr`.
+Counts per corpus and profile: docs/derivations.md#sentembdatadocumentspy
 """
 
 from __future__ import annotations
@@ -80,15 +71,23 @@ def _mirror_documents() -> list[Document]:
             row = json.loads(line)
             documents.append(Document(id=str(row["id"]), text=str(row["text"])))
         except (ValueError, KeyError, TypeError) as exc:
-            raise DataError(f"{relpath}, line {number}: not a JSON object with 'id' and 'text' ({exc}).\n"
-                            "  Fix: restore the file from the mirror (its sha256 is in the MANIFEST).") from exc
+            raise DataError(
+                f"{relpath}, line {number}: not a JSON object with 'id' and 'text' ({exc}).\n"
+                "  Fix: restore the file from the mirror (its sha256 is in the MANIFEST)."
+            ) from exc
     if not documents:
         raise DataError(f"{relpath} holds no documents")
     return documents
 
 
-def hub_documents(dataset: str, data_files: str | Sequence[str] | None = None, split: str = "train",
-                  text_field: str = "text", limit: int | None = None, revision: str | None = None) -> list[Document]:
+def hub_documents(
+    dataset: str,
+    data_files: str | Sequence[str] | None = None,
+    split: str = "train",
+    text_field: str = "text",
+    limit: int | None = None,
+    revision: str | None = None,
+) -> list[Document]:
     """Documents through ``datasets.load_dataset(dataset, data_files=..., split=...)``: the full profile's
     OpenWebText from the Hugging Face hub (downloaded once into the ``datasets`` cache), or any local file the
     ``datasets`` builders read (``dataset="json"`` with ``data_files``). Document ids are ``<dataset>:<row>``."""
@@ -97,9 +96,11 @@ def hub_documents(dataset: str, data_files: str | Sequence[str] | None = None, s
     try:
         rows = datasets.load_dataset(dataset, data_files=data_files, split=split, revision=revision)
     except Exception as exc:  # the datasets library raises many types (connection, file, builder) for one cause
-        raise DataError(f"cannot load documents from {dataset!r}"
-                        f"{f' ({data_files})' if data_files else ''}: {exc}.\n  Fix: the full profile needs network "
-                        f"access to the Hugging Face hub, or a local copy passed as data_files.") from exc
+        raise DataError(
+            f"cannot load documents from {dataset!r}"
+            f"{f' ({data_files})' if data_files else ''}: {exc}.\n  Fix: the full profile needs network "
+            f"access to the Hugging Face hub, or a local copy passed as data_files."
+        ) from exc
     if text_field not in rows.column_names:
         raise DataError(f"{dataset!r} has no {text_field!r} column (columns: {rows.column_names})")
     count = len(rows) if limit is None else min(limit, len(rows))
@@ -110,8 +111,10 @@ def synthetic_documents(n: int = 40, sentences_per_document: int = 60, seed: int
     """``n`` documents, each a random sequence of the synthetic grammar's sentences (smoke profile only)."""
     pool = synthetic_sentences()
     rng = random.Random(seed)
-    return [Document(id=f"synthetic-{i:03d}", text=" ".join(rng.choice(pool) for _ in range(sentences_per_document)))
-            for i in range(n)]
+    return [
+        Document(id=f"synthetic-{i:03d}", text=" ".join(rng.choice(pool) for _ in range(sentences_per_document)))
+        for i in range(n)
+    ]
 
 
 _TOKENISED: dict[str, list[TokenisedDocument]] = {}  # this process's tokenised corpora (a grid tokenises once)
@@ -125,8 +128,9 @@ def tokenise(documents: Sequence[Document], tokenizer) -> list[TokenisedDocument
         digest.update(d.id.encode() + b"\0" + d.text.encode() + b"\0")
     key = digest.hexdigest()
     if key not in _TOKENISED:
-        ids = tokenizer([d.text for d in documents], add_special_tokens=False, truncation=False,
-                        verbose=False)["input_ids"]
+        ids = tokenizer([d.text for d in documents], add_special_tokens=False, truncation=False, verbose=False)[
+            "input_ids"
+        ]
         _TOKENISED.clear()  # one corpus at a time
         _TOKENISED[key] = [TokenisedDocument(d.id, tuple(i)) for d, i in zip(documents, ids)]
     return list(_TOKENISED[key])
@@ -137,8 +141,10 @@ def long_enough(documents: Sequence[TokenisedDocument], min_tokens: int, corpus:
     kept = [d for d in documents if len(d.token_ids) >= min_tokens]
     if not kept:
         longest = max((len(d.token_ids) for d in documents), default=0)
-        raise DataError(f"no document of {corpus or 'the corpus'} has {min_tokens} subword tokens (the longest has "
-                        f"{longest} of {len(documents)} documents).\n  Fix: lower min_document_tokens, or "
-                        "num_anchors or max_span_len (a document needs 2 * num_anchors * max_span_len tokens), or "
-                        "use longer documents.")
+        raise DataError(
+            f"no document of {corpus or 'the corpus'} has {min_tokens} subword tokens (the longest has "
+            f"{longest} of {len(documents)} documents).\n  Fix: lower min_document_tokens, or "
+            "num_anchors or max_span_len (a document needs 2 * num_anchors * max_span_len tokens), or "
+            "use longer documents."
+        )
     return kept

@@ -17,12 +17,11 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from sentemb.progress import progress
-
 from sentemb import settings
 from sentemb.data.files import git_blob_sha1_of, sha256_of
 from sentemb.data.registry import SOURCES, files_of
 from sentemb.errors import DataError
+from sentemb.progress import progress
 
 
 def _download(url: str, target: Path) -> None:
@@ -93,13 +92,17 @@ def fetch(dataset: str) -> list[Path]:
             blob = git_blob_sha1_of(path)
             if blob != f.git_blob_sha1:
                 path.unlink()
-                raise DataError(f"downloaded {f.relpath} has git blob sha1 {blob}, expected "
-                                f"{f.git_blob_sha1}; it was deleted, retry the fetch")
+                raise DataError(
+                    f"downloaded {f.relpath} has git blob sha1 {blob}, expected "
+                    f"{f.git_blob_sha1}; it was deleted, retry the fetch"
+                )
         elif f.sha256 is None:
             print(f"{f.relpath}: sha256 {digest} (not yet in the registry: record it in registry.tsv)")
         elif digest != f.sha256:
             path.unlink()
-            raise DataError(f"downloaded {f.relpath} from {f.url} has sha256 {digest}, expected {f.sha256} "
-                            f"(registry.tsv); it was deleted, retry the fetch")
+            raise DataError(
+                f"downloaded {f.relpath} from {f.url} has sha256 {digest}, expected {f.sha256} "
+                f"(registry.tsv); it was deleted, retry the fetch"
+            )
         paths.append(path)
     return paths

@@ -44,14 +44,20 @@ def verified_path(relpath: str) -> Path:
     path = root / relpath
     if not path.is_file():
         if entry.url is None:
-            fix = ("this file exists only in the offline mirror: set SENTEMB_DATA to the mirror "
-                   "(e.g. SENTEMB_DATA=../shared/datasets)")
+            fix = (
+                "this file exists only in the offline mirror: set SENTEMB_DATA to the mirror "
+                "(e.g. SENTEMB_DATA=../shared/datasets)"
+            )
         elif settings.data_root() is not None:
-            fix = (f"the mirror lacks it; unset SENTEMB_DATA and run `python -m sentemb data fetch "
-                   f"{entry.dataset}` to download {entry.source} into the cache")
+            fix = (
+                f"the mirror lacks it; unset SENTEMB_DATA and run `python -m sentemb data fetch "
+                f"{entry.dataset}` to download {entry.source} into the cache"
+            )
         else:
-            fix = (f"run `python -m sentemb data fetch {entry.dataset}` (downloads {entry.source}), "
-                   f"or set SENTEMB_DATA to an offline mirror")
+            fix = (
+                f"run `python -m sentemb data fetch {entry.dataset}` (downloads {entry.source}), "
+                f"or set SENTEMB_DATA to an offline mirror"
+            )
         raise DataError(f"missing data file {relpath} in {where}.\n  Fix: {fix}.")
     if path not in _verified:
         _verified[path] = _check(entry, path)

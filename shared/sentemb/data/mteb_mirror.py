@@ -1,25 +1,16 @@
 """The offline mirror's data for 17 MTEB tasks, in the form the official ``mteb`` task objects expect.
 
-Online, ``mteb`` downloads each task's dataset from the Hugging Face hub itself. Offline, these loaders build the
-same ``datasets.DatasetDict`` from ``$SENTEMB_DATA/mteb/`` (see its README) and from SentEval's copies, and the
-adapter injects them into the official task objects. Every file is sha256-checked through the registry.
-
-- STS tasks: columns sentence1, sentence2, score (raw scale; mteb normalises linearly), split "test".
-- STS12-16 are read from SentEval's copies (``senteval/downstream/STS/STS1x-en-test``): their character totals,
-  unique texts and pairs equal the descriptive statistics that mteb 2.26.24 ships for the hub datasets exactly,
-  whereas the mirror's original cased SemEval files do not.
-- STS17 is the en-en subset; SICK-R is all 9,927 pairs of SICK (what mteb evaluates as "test").
-- Classification tasks: columns text, label for train and test, in file order (mteb's train subsampling
-  depends on the row order). The multilingual ones (AmazonCounterfactual, MassiveIntent, MassiveScenario) are their
-  English subset, a DatasetDict under "en", as ``MTEB(eng, v1)`` evaluates them. Each is built as the mirror's README
-  says (``$SENTEMB_DATA/mteb/README.md``: pandas' CSV quoting for AmazonCounterfactual; TweetSentimentExtraction's
-  train is the rows after the 3,534 test rows that head its file, plus the one empty-text row the source dropped;
-  Massive's label is the intent name, its scenario the name's first part).
-- Retrieval tasks (SciFact, NFCorpus): mteb's ``RetrievalSplitData`` under subset "default", split "test": a
-  corpus (id, title, text; mteb embeds ``title + " " + text``), the queries that have relevance judgements (id,
-  text) and the judgements {query id: {document id: score}}. SciFact's abstracts are stored as the printed repr of
-  an array of sentences: the string literals are read with ``tokenize`` + ``ast.literal_eval`` and joined by spaces;
-  its queries are the distinct claims of ``claims_validation.csv`` and its judgements every cited document (score 1).
+Offline, these loaders build the ``datasets.DatasetDict`` that ``mteb`` would download from the hub, from
+``$SENTEMB_DATA/mteb/`` (its README says how each is built) and SentEval's copies; the adapter injects them into
+the official task objects. Every file is sha256-checked through the registry.
+- STS: sentence1, sentence2, score (raw scale), split "test"; STS12-16 from SentEval's copies (they match mteb's
+  descriptive statistics, the mirror's cased SemEval files do not); STS17 en-en; SICK-R all 9,927 pairs.
+- Classification: text, label, train and test in file order (mteb's train subsampling depends on it); the
+  multilingual ones as their English subset under "en", as ``MTEB(eng, v1)`` evaluates them.
+- Retrieval (SciFact, NFCorpus): mteb's ``RetrievalSplitData`` (corpus, judged queries, judgements), subset
+  "default", split "test".
+Relations: :mod:`sentemb.evaluate.mteb_adapter` (the consumer).
+Per-task details: docs/derivations.md#sentembdatamteb_mirrorpy
 """
 
 from __future__ import annotations
@@ -67,10 +58,10 @@ def _stsb():
 
 
 def _sickr():
-    rows = list(csv.DictReader(io.StringIO(read_text("mteb/SICK-R/SICK.txt")), delimiter="\t",
-                               quoting=csv.QUOTE_NONE))
-    return _sts([r["sentence_A"] for r in rows], [r["sentence_B"] for r in rows],
-                [float(r["relatedness_score"]) for r in rows])
+    rows = list(csv.DictReader(io.StringIO(read_text("mteb/SICK-R/SICK.txt")), delimiter="\t", quoting=csv.QUOTE_NONE))
+    return _sts(
+        [r["sentence_A"] for r in rows], [r["sentence_B"] for r in rows], [float(r["relatedness_score"]) for r in rows]
+    )
 
 
 def _biosses():
@@ -79,8 +70,13 @@ def _biosses():
 
 
 def _sts17():
-    return {"en-en": _sts(*read_gold_pairs("mteb/STS17/STS.input.track5.en-en.txt", "mteb/STS17/STS.gs.track5.en-en.txt",
-                                        normalise=False))}
+    return {
+        "en-en": _sts(
+            *read_gold_pairs(
+                "mteb/STS17/STS.input.track5.en-en.txt", "mteb/STS17/STS.gs.track5.en-en.txt", normalise=False
+            )
+        )
+    }
 
 
 def _banking77():
@@ -90,8 +86,9 @@ def _banking77():
     splits = {}
     for split in ("train", "test"):
         rows = list(csv.DictReader(io.StringIO(read_text(f"mteb/Banking77Classification/{split}.csv"))))
-        splits[split] = Dataset.from_dict({"text": [r["text"] for r in rows],
-                                           "label": [categories[r["category"]] for r in rows]})
+        splits[split] = Dataset.from_dict(
+            {"text": [r["text"] for r in rows], "label": [categories[r["category"]] for r in rows]}
+        )
     return DatasetDict(splits)
 
 
@@ -102,7 +99,9 @@ def _emotion():
     for split, name in (("train", "train.txt"), ("validation", "val.txt"), ("test", "test.txt")):
         lines = read_text(f"mteb/EmotionClassification/{name}").splitlines()
         pairs = [line.rsplit(";", 1) for line in lines[1:] if line]
-        splits[split] = Dataset.from_dict({"text": [t for t, _ in pairs], "label": [EMOTION_LABELS[n] for _, n in pairs]})
+        splits[split] = Dataset.from_dict(
+            {"text": [t for t, _ in pairs], "label": [EMOTION_LABELS[n] for _, n in pairs]}
+        )
     return DatasetDict(splits)
 
 
@@ -113,8 +112,9 @@ def _amazon_counterfactual():
     splits = {}
     for split, name in (("train", "EN_train.tsv"), ("validation", "EN_valid.tsv"), ("test", "EN_test.tsv")):
         frame = pd.read_csv(io.StringIO(read_text(f"mteb/AmazonCounterfactualClassification/{name}")), sep="\t")
-        splits[split] = Dataset.from_dict({"text": frame["sentence"].tolist(),
-                                           "label": frame["is_counterfactual"].astype(int).tolist()})
+        splits[split] = Dataset.from_dict(
+            {"text": frame["sentence"].tolist(), "label": frame["is_counterfactual"].astype(int).tolist()}
+        )
     return {"en": DatasetDict(splits)}
 
 
@@ -130,9 +130,14 @@ def _tweet_sentiment():
     train = both.iloc[TWEET_TEST_ROWS:]
     texts = train["text"].tolist() + [""]  # Kaggle train row fdb77c3752: empty text, neutral (dropped by the source)
     labels = [TWEET_LABELS[s] for s in train["sentiment"]] + [TWEET_LABELS["neutral"]]
-    return DatasetDict({"train": Dataset.from_dict({"text": texts, "label": labels}),
-                        "test": Dataset.from_dict({"text": test["text"].tolist(),
-                                                   "label": [TWEET_LABELS[s] for s in test["sentiment"]]})})
+    return DatasetDict(
+        {
+            "train": Dataset.from_dict({"text": texts, "label": labels}),
+            "test": Dataset.from_dict(
+                {"text": test["text"].tolist(), "label": [TWEET_LABELS[s] for s in test["sentiment"]]}
+            ),
+        }
+    )
 
 
 def _massive(scenario: bool):
@@ -141,8 +146,7 @@ def _massive(scenario: bool):
     folder = "MassiveScenarioClassification" if scenario else "MassiveIntentClassification"  # the same files
     splits = {}
     for split in ("train", "validation", "test"):
-        rows = [json.loads(line) for line in read_text(f"mteb/{folder}/{split}.jsonl").splitlines()
-                if line.strip()]
+        rows = [json.loads(line) for line in read_text(f"mteb/{folder}/{split}.jsonl").splitlines() if line.strip()]
         labels = [r["label_text"].split("_")[0] if scenario else r["label_text"] for r in rows]
         splits[split] = Dataset.from_dict({"text": [r["text"] for r in rows], "label": labels})
     return {"en": DatasetDict(splits)}
@@ -152,10 +156,14 @@ def _retrieval(corpus: dict[str, tuple[str, str]], queries: dict[str, str], qrel
     from datasets import Dataset
 
     kept = [q for q in queries if q in qrels]
-    split = {"corpus": Dataset.from_dict({"id": list(corpus), "title": [t for t, _ in corpus.values()],
-                                          "text": [x for _, x in corpus.values()]}),
-             "queries": Dataset.from_dict({"id": kept, "text": [queries[q] for q in kept]}),
-             "relevant_docs": {q: qrels[q] for q in kept}, "top_ranked": None}
+    split = {
+        "corpus": Dataset.from_dict(
+            {"id": list(corpus), "title": [t for t, _ in corpus.values()], "text": [x for _, x in corpus.values()]}
+        ),
+        "queries": Dataset.from_dict({"id": kept, "text": [queries[q] for q in kept]}),
+        "relevant_docs": {q: qrels[q] for q in kept},
+        "top_ranked": None,
+    }
     return {"default": {"test": split}}
 
 
@@ -169,10 +177,11 @@ def _scifact():
     import pandas as pd
 
     docs = pd.read_csv(io.StringIO(read_text("mteb/SciFact/corpus_train.csv")), keep_default_na=False, dtype=str)
-    corpus = {d: (t, " ".join(s.strip() for s in _string_literals(a)))
-              for d, t, a in zip(docs["doc_id"], docs["title"], docs["abstract"])}
-    claims = pd.read_csv(io.StringIO(read_text("mteb/SciFact/claims_validation.csv")), keep_default_na=False,
-                         dtype=str)
+    corpus = {
+        d: (t, " ".join(s.strip() for s in _string_literals(a)))
+        for d, t, a in zip(docs["doc_id"], docs["title"], docs["abstract"])
+    }
+    claims = pd.read_csv(io.StringIO(read_text("mteb/SciFact/claims_validation.csv")), keep_default_na=False, dtype=str)
     queries, qrels = {}, {}
     for query, claim, cited in zip(claims["id"], claims["claim"], claims["cited_doc_ids"]):
         queries.setdefault(query, claim)
@@ -189,18 +198,26 @@ def _nfcorpus():
         if line.strip():
             query, doc, score = line.split("\t")
             qrels.setdefault(query, {})[doc] = int(score)
-    return _retrieval({d["_id"]: (d.get("title", ""), d["text"]) for d in docs},
-                      {q["_id"]: q["text"] for q in queries}, qrels)
+    return _retrieval(
+        {d["_id"]: (d.get("title", ""), d["text"]) for d in docs}, {q["_id"]: q["text"] for q in queries}, qrels
+    )
 
 
-LOADERS = {"BIOSSES": _biosses, "STS17": _sts17, "STSBenchmark": _stsb, "SICK-R": _sickr,
-           "Banking77Classification": _banking77, "EmotionClassification": _emotion,
-           "AmazonCounterfactualClassification": _amazon_counterfactual,
-           "TweetSentimentExtractionClassification": _tweet_sentiment,
-           "MassiveIntentClassification": lambda: _massive(scenario=False),
-           "MassiveScenarioClassification": lambda: _massive(scenario=True),
-           "SciFact": _scifact, "NFCorpus": _nfcorpus,
-           **{t: (lambda t=t: _senteval_year(t)) for t in STS_SUBSETS}}
+LOADERS = {
+    "BIOSSES": _biosses,
+    "STS17": _sts17,
+    "STSBenchmark": _stsb,
+    "SICK-R": _sickr,
+    "Banking77Classification": _banking77,
+    "EmotionClassification": _emotion,
+    "AmazonCounterfactualClassification": _amazon_counterfactual,
+    "TweetSentimentExtractionClassification": _tweet_sentiment,
+    "MassiveIntentClassification": lambda: _massive(scenario=False),
+    "MassiveScenarioClassification": lambda: _massive(scenario=True),
+    "SciFact": _scifact,
+    "NFCorpus": _nfcorpus,
+    **{t: (lambda t=t: _senteval_year(t)) for t in STS_SUBSETS},
+}
 
 
 MIRROR_TASKS = tuple(LOADERS)  # the MTEB tasks that run offline: exactly those the mirror has a loader for

@@ -1,25 +1,13 @@
 """SNLI pairs with their labels: which pairs are positives (SimCSE Table 4) and which are hard negatives (Table 7).
 
-The mirror has SNLI 1.0's dev and test splits in SentEval's format (``snli_devtest_labelled``: ``s1``, ``s2`` and
-``labels`` per split, tokenised, aligned line by line), the source of the mirror's SimCSE-format triples
-(``snli_devtest_for_simcse``). The sentences are Moses-detokenised (sacremoses, English), as the mirror's triples
-were: the triples' 17,649 sentences are all among the detokenised ones, and :func:`nli_quads` rebuilds them.
-
-Corpora (rows for ``simcse_sup``; ``sentemb.data.corpora`` loads them by name):
-
-| name                              | rows                                              | SimCSE            |
-|-----------------------------------|---------------------------------------------------|-------------------|
-| ``snli_devtest_pairs_entailment``  | (premise, hypothesis), the entailment pairs      | Table 4           |
-| ``snli_devtest_pairs_neutral``     | the neutral pairs                                 | Table 4           |
-| ``snli_devtest_pairs_contradiction`` | the contradiction pairs                         | Table 4           |
-| ``snli_devtest_pairs_all``         | all three                                         | Table 4 "all"     |
-| ``snli_devtest_with_neutral``      | (premise, entailment, contradiction, neutral)     | Table 7, "Contradiction + Neutral" |
-
-Table 4's substitutes: 19,666 SNLI dev+test pairs (about 6,500 per label) for SNLI+MNLI train's 314k per label.
-Quads: the pairs grouped by premise (in file order, dev then test), the i-th entailment, i-th contradiction and
-i-th neutral hypothesis of a premise together, as long as the premise has all three (5,189 quads). Grouped the
-same way without the neutral column, the pairs give exactly the mirror's 5,883 triples (as a set; the mirror's
-file orders them differently), which ``tests/test_nli_labelled.py`` checks.
+Inputs: the mirror's SNLI 1.0 dev and test splits in SentEval's format (``snli_devtest_labelled``), Moses-detokenised
+(sacremoses) as the mirror's SimCSE triples were; :func:`nli_quads` rebuilds those triples.
+Corpora (rows for ``simcse_sup``, loaded by name through ``sentemb.data.corpora``): ``snli_devtest_pairs_<label>``
+for entailment, neutral, contradiction or all (Table 4), and ``snli_devtest_with_neutral``, the (premise,
+entailment, contradiction, neutral) quads grouped by premise (Table 7, "Contradiction + Neutral").
+Substitution: 19,666 SNLI dev+test pairs (about 6,500 per label) for SNLI+MNLI train's 314k per label.
+Relations: :mod:`sentemb.objectives.simcse` (its ``negatives``).
+Corpora, counts and the check against the mirror's triples: docs/derivations.md#sentembdatanli_labelledpy
 """
 
 from __future__ import annotations
@@ -64,7 +52,7 @@ def positive_pairs(label: str) -> list[tuple[str, str]]:
     """(premise, hypothesis) of the pairs labelled ``label`` (or ``all``), in file order."""
     if label not in (*LABELS, "all"):
         raise ConfigError(f"unknown NLI label {label!r}; choose from {', '.join(LABELS)} or all")
-    return [(p, h) for p, h, l in labelled_pairs() if label in ("all", l)]
+    return [(p, h) for p, h, gold in labelled_pairs() if label in ("all", gold)]
 
 
 def nli_quads() -> list[tuple[str, str, str, str]]:
@@ -72,8 +60,11 @@ def nli_quads() -> list[tuple[str, str, str, str]]:
     by_premise: dict[str, dict[str, list[str]]] = defaultdict(lambda: {label: [] for label in LABELS})
     for premise, hypothesis, label in labelled_pairs():
         by_premise[premise][label].append(hypothesis)
-    return [(premise, e, c, n) for premise, hyps in by_premise.items()
-            for e, c, n in zip(hyps["entailment"], hyps["contradiction"], hyps["neutral"])]
+    return [
+        (premise, e, c, n)
+        for premise, hyps in by_premise.items()
+        for e, c, n in zip(hyps["entailment"], hyps["contradiction"], hyps["neutral"])
+    ]
 
 
 def load_labelled_corpus(name: str) -> list[tuple[str, ...]]:

@@ -32,7 +32,9 @@ REGISTRY_TSV = Path(__file__).with_name("registry.tsv")
 # At this commit wiki1m_for_simcse.txt and nli_for_simcse.csv are still the files of the repo's "init"
 # commit d0065b9a050f8aa53170ab639f5a1f3c643fa9ef, whose pages give their sha256 (see registry.tsv).
 SIMCSE_DATASETS_REVISION = "e145e8bb659b2aa2669f32ef79cb4cdef6c58fef"
-_SIMCSE_DATASETS = f"https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/{SIMCSE_DATASETS_REVISION}"
+_SIMCSE_DATASETS = (
+    f"https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/{SIMCSE_DATASETS_REVISION}"
+)
 
 # Where the full profile downloads each source (SimCSE's own download scripts use the same files, at main).
 SOURCES = {
@@ -64,8 +66,13 @@ def all_files() -> tuple[DataFile, ...]:
     with open(REGISTRY_TSV, encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     return tuple(
-        DataFile(r["dataset"], r["relpath"], None if r["sha256"] == "unknown" else r["sha256"], r["source"],
-                 r["git_blob_sha1"] or None)
+        DataFile(
+            r["dataset"],
+            r["relpath"],
+            None if r["sha256"] == "unknown" else r["sha256"],
+            r["source"],
+            r["git_blob_sha1"] or None,
+        )
         for r in rows
     )
 

@@ -45,16 +45,22 @@ def article_sentences(text: str, segmenter) -> list[str]:
 
 def windows_of(sentences: list[str]) -> list[tuple[str, ...]]:
     """Every run of ``WINDOW`` consecutive sentences, none with ``<unk>``."""
-    return [tuple(sentences[i : i + WINDOW]) for i in range(len(sentences) - WINDOW + 1)
-            if not any("<unk>" in s for s in sentences[i : i + WINDOW])]
+    return [
+        tuple(sentences[i : i + WINDOW])
+        for i in range(len(sentences) - WINDOW + 1)
+        if not any("<unk>" in s for s in sentences[i : i + WINDOW])
+    ]
 
 
 def _split_articles() -> list[tuple[str, ...]]:
     import pysbd
 
     segmenter = pysbd.Segmenter(language="en", clean=False)
-    return [w for document in load_documents(MIRROR_DOCUMENTS) for w in windows_of(article_sentences(document.text,
-                                                                                                      segmenter))]
+    return [
+        w
+        for document in load_documents(MIRROR_DOCUMENTS)
+        for w in windows_of(article_sentences(document.text, segmenter))
+    ]
 
 
 @lru_cache(maxsize=None)

@@ -24,6 +24,7 @@ from sentemb.errors import ConfigError, DataError
 
 __all__ = ["ALL_TASKS", "SPLIT_TASKS", "STS_SUBSETS", "STSPairs", "STSTask", "load_task", "read_gold_pairs"]
 
+
 def _normalise(sentence: str) -> str:
     return " ".join(sentence.split())
 

@@ -75,6 +75,12 @@ def synthetic_nli_triples(n: int = 200, seed: int = 1) -> list[tuple[str, str, s
     rows = []
     for _ in range(n):
         premise = _random_choice(rng)
-        rows.append((_sentence(premise), _sentence(_perturb(rng, premise, keep=3)),
-                     _sentence(_perturb(rng, premise, keep=0)), _sentence(_perturb(neutral_rng, premise, keep=2))))
+        rows.append(
+            (
+                _sentence(premise),
+                _sentence(_perturb(rng, premise, keep=3)),
+                _sentence(_perturb(rng, premise, keep=0)),
+                _sentence(_perturb(neutral_rng, premise, keep=2)),
+            )
+        )
     return rows

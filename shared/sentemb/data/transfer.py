@@ -1,23 +1,13 @@
 """SentEval's transfer and probing tasks, parsed exactly as SentEval parses them.
 
-| task   | files (under senteval/downstream)                 | encoding | classes | validation           |
-|--------|---------------------------------------------------|----------|---------|----------------------|
-| MR     | MR/rt-polarity.{pos,neg}                          | latin-1  | 2       | inner k-fold (CV)    |
-| CR     | CR/custrev.{pos,neg}                              | latin-1  | 2       | inner k-fold (CV)    |
-| SUBJ   | SUBJ/subj.{objective,subjective} (objective = 1)  | latin-1  | 2       | inner k-fold (CV)    |
-| MPQA   | MPQA/mpqa.{pos,neg}                               | latin-1  | 2       | inner k-fold (CV)    |
-| SST2   | SST/binary/sentiment-{train,dev,test}: sent<TAB>y | utf-8    | 2       | train/dev/test       |
-| SST5   | SST/fine/sentiment-{train,dev,test}: y sent       | utf-8    | 5       | train/dev/test       |
-| TREC   | TREC/train_5500.label, TREC_10.label (coarse)     | latin-1  | 6       | k-fold on train, test|
-| MRPC   | MRPC/msr_paraphrase_{train,test}.txt (header)     | utf-8    | 2       | k-fold on train, test|
-| SICKE  | SICK/SICK_{train,trial,test_annotated}.txt        | utf-8    | 3       | train/dev/test       |
-
-Probing tasks (Conneau et al., 2018; DeCLUTR Table S4) live in ``senteval/probing/<file>.txt``: partition
-(tr/va/te), label, ..., sentence; labels are numbered in string-sorted order of the training labels.
-
-As in SentEval, sentences are split on whitespace (never lowercased) and re-joined with single spaces (SimCSE's
-batcher), and every split is sorted by (token count, label) -- (len A, len B, label) for pairs -- before it is
-encoded. The classifier sees that order, which fixes SentEval's cross-validation folds.
+Tasks (under ``senteval/downstream``): MR, CR, SUBJ, MPQA (2 classes, inner k-fold), SST2, SST5 (train/dev/test),
+TREC (6 coarse classes, k-fold on train, test), MRPC (pairs, k-fold on train, test), SICKE (pairs, 3 classes,
+train/dev/test). Probing tasks (Conneau et al., 2018; DeCLUTR Table S4): ``senteval/probing/<file>.txt``, partition
+(tr/va/te), label, ..., sentence; labels numbered in string-sorted order of the training labels.
+Order: as in SentEval, sentences are split on whitespace (never lowercased), re-joined with single spaces (SimCSE's
+batcher), and every split is sorted by (token count, label), or (len A, len B, label) for pairs, before it is
+encoded; the classifier sees that order, which fixes SentEval's cross-validation folds.
+Files, encodings, classes and validation per task: docs/derivations.md#sentembdatatransferpy
 """
 
 from __future__ import annotations
@@ -33,9 +23,15 @@ BASE = "senteval/downstream"
 TREC_CLASSES = {"ABBR": 0, "DESC": 1, "ENTY": 2, "HUM": 3, "LOC": 4, "NUM": 5}
 SICK_CLASSES = {"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2}
 PROBING = {  # SentEval task name -> file
-    "Length": "sentence_length.txt", "WordContent": "word_content.txt", "Depth": "tree_depth.txt",
-    "TopConstituents": "top_constituents.txt", "BigramShift": "bigram_shift.txt", "Tense": "past_present.txt",
-    "SubjNumber": "subj_number.txt", "ObjNumber": "obj_number.txt", "OddManOut": "odd_man_out.txt",
+    "Length": "sentence_length.txt",
+    "WordContent": "word_content.txt",
+    "Depth": "tree_depth.txt",
+    "TopConstituents": "top_constituents.txt",
+    "BigramShift": "bigram_shift.txt",
+    "Tense": "past_present.txt",
+    "SubjNumber": "subj_number.txt",
+    "ObjNumber": "obj_number.txt",
+    "OddManOut": "odd_man_out.txt",
     "CoordinationInversion": "coordination_inversion.txt",
 }
 TRANSFER_TASKS = ("MR", "CR", "SUBJ", "MPQA", "SST2", "TREC", "MRPC")  # SimCSE's transfer set
@@ -77,8 +73,11 @@ def _single(rows: list[tuple[list[str], int]]) -> Split:
 
 def _pairs(rows: list[tuple[list[str], list[str], int]]) -> Split:
     rows = sorted(rows, key=lambda r: (len(r[0]), len(r[1]), r[2]))
-    return Split(tuple(" ".join(a) for a, _, _ in rows), np.array([y for _, _, y in rows], dtype=np.int64),
-                 tuple(" ".join(b) for _, b, _ in rows))
+    return Split(
+        tuple(" ".join(a) for a, _, _ in rows),
+        np.array([y for _, _, y in rows], dtype=np.int64),
+        tuple(" ".join(b) for _, b, _ in rows),
+    )
 
 
 def _lines(relpath: str, encoding: str) -> list[str]:

@@ -48,8 +48,10 @@ def run_embeddings_path(run_id: str) -> Path:
 def save_run_embeddings(run_id: str, lookup: dict[str, np.ndarray]) -> Path:
     sentences = list(lookup)
     vectors = np.stack([lookup[s] for s in sentences]) if sentences else np.zeros((0, 0), dtype=np.float32)
-    return atomic_write(run_embeddings_path(run_id),
-                        lambda tmp: np.savez(tmp, sentences=np.array(sentences, dtype=object), vectors=vectors))
+    return atomic_write(
+        run_embeddings_path(run_id),
+        lambda tmp: np.savez(tmp, sentences=np.array(sentences, dtype=object), vectors=vectors),
+    )
 
 
 def load_run_embeddings(run_id: str) -> dict[str, np.ndarray] | None:

@@ -1,43 +1,19 @@
-"""BERT-flow post-processing of sentence embeddings (Li et al., 2020, "On the Sentence Embeddings from Pre-trained
-Language Models", §4): a normalizing flow fitted by maximum likelihood on the embeddings of a set of sentences (the
-encoder frozen) maps them to a standard Gaussian latent, and similarity is the cosine of the latents.
+"""BERT-flow post-processing (Li et al., 2020, §4): a normalizing flow fitted by maximum likelihood on frozen
+sentence embeddings maps them to a standard Gaussian latent; similarity is the cosine of the latents.
 
-The flow is the official code's Glow variant (``bohanli/BERT-flow`` @7fa8f6d, ``flow/glow_ops_1x1.py`` with its
-default ``flow/config/config_l3_d3_w32.json``: 3 levels x 3 steps, additive coupling of width 32, fixed permutation):
-
-- the embedding x (D dims) is the input; each level runs ``depth`` steps, then (but for the last level) factors out
-  the second half of its features as latent ``eps`` with a fixed N(0, 1) prior and goes on with the first half
-  (D -> D/2 -> D/4 for 3 levels; an odd count keeps the larger half, where the official code needs D divisible by
-  4); the last level's output ``z`` has the prior N(0, I);
-- a step is ActNorm -> reversal of the feature order -> additive coupling ``(x1, x2) -> (x1, x2 + NN(x1))``;
-- ActNorm: ``y = (x + b) * exp(3 * logs)`` per feature (``logscale_factor`` 3), its log-determinant
-  ``3 * sum(logs)``; the reversal and the additive coupling have log-determinant 0;
-- NN: Linear(C/2 -> 32, no bias) -> ActNorm -> ReLU -> Linear(32 -> 32, no bias) -> ActNorm -> ReLU ->
-  Linear(32 -> C/2) initialised to zero, with bias and a per-feature scale ``exp(3 * logs)``; hidden weights drawn
-  from N(0, 0.05);
-- loss: the negative log-likelihood in bits per dimension, ``-(log|det| + log N(eps) + log N(z)) / (D ln 2)``,
-  summed over the two sentences of each pair (``run_siamese.py``): twice its mean over a batch of sentences;
-- the post-processed embedding is the whole latent, ``concat(eps_1, ..., z)`` (D dims), compared by cosine.
-
-Fitting follows the official run (``run_siamese.py``: the flow's own optimizer, lr 1e-3 constant, weight decay
-0.01, epsilon 1e-6, gradients clipped to global norm 1; batch 32 pairs = 64 sentences, one epoch over shuffled
-sentences, the last partial batch dropped, seed fixed). Where this differs from the official code:
-
-- ActNorm is initialised from the first batch (data-dependent, as Glow §3.1 and the UKPLab PyTorch port do). The
-  official TensorFlow code builds that initialisation but, as far as its source shows, never runs it (its
-  ``GlowInitHook`` is imported and not used); not verified by running it.
-- The optimizer is ``torch.optim.AdamW``, which corrects Adam's moment bias; BERT's ``AdamWeightDecayOptimizer``
-  does not.
-- Features that are constant over the fit embeddings are left out of the flow and of its latents (all-MiniLM-L6-v2
-  has three; BERT has none): a constant has no density, and the flow diverges on it.
-- The official flow is fitted on embeddings of BERT in training mode (dropout on, 0.1); here on the encoder's
-  deterministic (eval-mode) embeddings, as whitening is: post-processing of one fixed embedding per sentence.
-
-Why it is written here: no maintained library ships this variant for flat vectors. nflows has the blocks but no
-release since 2020; normflows has no reversal permutation, no multi-scale split for vectors and an ActNorm without
-the log-scale factor; zuko has no ActNorm. The whole flow is ~100 lines of plain PyTorch over ``nn.Linear``.
-
-All computation is fp32 with autocast off (the encoder's embeddings are cast to float32).
+Equations: Glow with 3 levels x 3 steps (each ActNorm, feature reversal, additive coupling of width 32); each level
+    but the last factors out half its features with an N(0, 1) prior; the loss is the negative log-likelihood in bits
+    per dimension, summed over a pair's two sentences; the embedding is the whole latent concat(eps_1, ..., z).
+Official code: ``bohanli/BERT-flow`` @7fa8f6d (``flow/glow_ops_1x1.py``, ``config_l3_d3_w32.json``), fitted as its
+    ``run_siamese.py``: lr 1e-3 constant, weight decay 0.01, epsilon 1e-6, gradients clipped to norm 1, 32 pairs
+    (64 sentences) a batch, one epoch. Deviations: ActNorm initialised from the first batch (the official code
+    builds but, per its source, never runs that; not verified by running it); ``torch.optim.AdamW``
+    (bias-corrected); features constant over the fit left out (the flow diverges on them; all-MiniLM-L6-v2 has
+    three); fitted on eval-mode embeddings, not with dropout 0.1.
+Inputs: the encoder's embeddings, cast to float32; all computation in fp32 with autocast off.
+References: Li et al., 2020, §4; Glow §3.1 (ActNorm).
+Relations: :mod:`sentemb.evaluate.whitening`, the other post-processing of fixed embeddings.
+The flow written out, the deviations and why no library: docs/derivations.md#sentembevaluateflowpy
 """
 
 from __future__ import annotations
@@ -60,6 +36,7 @@ PAIR_SIDES = 2
 @dataclass(frozen=True)
 class FlowConfig:
     """``config_l3_d3_w32.json`` and the official fitting settings (see the module docstring)."""
+
     levels: int = 3
     depth: int = 3
     width: int = 32
@@ -97,8 +74,9 @@ class ActNorm(nn.Module):
 class CouplingNet(nn.Module):
     """NN of the additive coupling: two hidden layers with ActNorm and ReLU, a zero-initialised scaled output."""
 
-    def __init__(self, features: int, out_features: int, width: int, init_std: float,
-                 generator: torch.Generator) -> None:
+    def __init__(
+        self, features: int, out_features: int, width: int, init_std: float, generator: torch.Generator
+    ) -> None:
         super().__init__()
         self.hidden = nn.ModuleList([nn.Linear(features, width, bias=False), nn.Linear(width, width, bias=False)])
         self.norms = nn.ModuleList([ActNorm(width), ActNorm(width)])
@@ -128,7 +106,7 @@ class FlowStep(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x, logdet = self.norm(x)
         x = torch.flip(x, dims=[1])
-        x1, x2 = x[:, :self.half], x[:, self.half:]
+        x1, x2 = x[:, : self.half], x[:, self.half :]
         return torch.cat([x1, x2 + self.coupling(x1)], dim=1), logdet
 
 
@@ -137,16 +115,21 @@ class GlowFlow(nn.Module):
 
     def __init__(self, dim: int, config: FlowConfig, generator: torch.Generator) -> None:
         super().__init__()
-        if dim < 2 ** config.levels:
-            raise ConfigError(f"BERT-flow with {config.levels} levels halves the features {config.levels - 1} times "
-                              f"and couples halves of the rest: it needs at least {2 ** config.levels} features, "
-                              f"got {dim}")
+        if dim < 2**config.levels:
+            raise ConfigError(
+                f"BERT-flow with {config.levels} levels halves the features {config.levels - 1} times "
+                f"and couples halves of the rest: it needs at least {2**config.levels} features, "
+                f"got {dim}"
+            )
         self.dim = dim
         self.levels = nn.ModuleList()
         features = dim
         for level in range(config.levels):
-            self.levels.append(nn.ModuleList([FlowStep(features, config.width, config.init_std, generator)
-                                              for _ in range(config.depth)]))
+            self.levels.append(
+                nn.ModuleList(
+                    [FlowStep(features, config.width, config.init_std, generator) for _ in range(config.depth)]
+                )
+            )
             if level < config.levels - 1:
                 features -= features // 2  # the level keeps the first half (rounded up) and factors out the rest
 
@@ -162,29 +145,33 @@ class GlowFlow(nn.Module):
                 factored.append(x[:, keep:])
                 x = x[:, :keep]
         z = torch.cat(factored + [x], dim=1)
-        log_prior = -0.5 * (z ** 2).sum(1) - 0.5 * self.dim * math.log(2 * math.pi)
+        log_prior = -0.5 * (z**2).sum(1) - 0.5 * self.dim * math.log(2 * math.pi)
         return z, log_prior + logdet
 
 
 @dataclass
 class BertFlow:
     """A fitted flow: :meth:`fit` on embeddings, :meth:`transform` to latents."""
+
     flow: GlowFlow
     config: FlowConfig
     features: np.ndarray  # the input features the flow models (those not constant on the fit embeddings)
     losses: list[float]  # bits per dimension, per step
 
     @classmethod
-    def fit(cls, embeddings: np.ndarray, seed: int, config: FlowConfig = FlowConfig(),
-            rtol: float = 1e-6) -> "BertFlow":
+    def fit(
+        cls, embeddings: np.ndarray, seed: int, config: FlowConfig = FlowConfig(), rtol: float = 1e-6
+    ) -> "BertFlow":
         """Fit on ``embeddings`` (n, D). A feature whose standard deviation over them is below ``rtol`` times the
         largest one is constant and has no density (all-MiniLM-L6-v2 has three such features, ~1e-32 for every
         sentence; data-dependent ActNorm would scale them by ~1e6 and the flow diverges): the flow models the other
         features, and the latents leave the constant ones out, as whitening keeps its covariance's numerical rank."""
         data = np.asarray(embeddings, dtype=np.float32)
         if not np.isfinite(data).all():
-            raise ConfigError(f"BERT-flow: {int((~np.isfinite(data).any(1)).sum())} of the {len(data)} fit embeddings "
-                              "hold NaN or inf; the encoder's output is broken")
+            raise ConfigError(
+                f"BERT-flow: {int((~np.isfinite(data).any(1)).sum())} of the {len(data)} fit embeddings "
+                "hold NaN or inf; the encoder's output is broken"
+            )
         if len(data) < config.batch_size:
             raise ConfigError(f"BERT-flow fits on batches of {config.batch_size} sentences; got {len(data)} sentences")
         spread = data.std(0)
@@ -196,19 +183,22 @@ class BertFlow:
         generator = torch.Generator().manual_seed(seed)
         with torch.autocast("cpu", enabled=False), torch.enable_grad():
             flow = GlowFlow(dim, config, generator)
-            optimizer = torch.optim.AdamW(flow.parameters(), lr=config.lr, weight_decay=config.weight_decay,
-                                          eps=config.eps)
+            optimizer = torch.optim.AdamW(
+                flow.parameters(), lr=config.lr, weight_decay=config.weight_decay, eps=config.eps
+            )
             losses = []
             flow.train()
             for _ in range(config.epochs):
                 order = torch.randperm(n, generator=generator)
                 for start in range(0, n - config.batch_size + 1, config.batch_size):
-                    _, log_likelihood = flow(x[order[start:start + config.batch_size]])
+                    _, log_likelihood = flow(x[order[start : start + config.batch_size]])
                     loss = -log_likelihood.mean() / (dim * math.log(2))  # bits per dimension
                     optimizer.zero_grad()
                     if not torch.isfinite(loss):
-                        raise SentembError(f"BERT-flow diverged: loss {float(loss.detach())} at step {len(losses) + 1} "
-                                           f"(seed {seed}, {n} embeddings of {dim} features); nothing was recorded")
+                        raise SentembError(
+                            f"BERT-flow diverged: loss {float(loss.detach())} at step {len(losses) + 1} "
+                            f"(seed {seed}, {n} embeddings of {dim} features); nothing was recorded"
+                        )
                     (PAIR_SIDES * loss).backward()
                     nn.utils.clip_grad_norm_(flow.parameters(), config.clip_norm)
                     optimizer.step()
@@ -220,4 +210,4 @@ class BertFlow:
         """The latents (float32, shape (n, number of modelled features))."""
         x = torch.as_tensor(np.asarray(embeddings, dtype=np.float32)[:, self.features])
         with torch.autocast("cpu", enabled=False), torch.no_grad():
-            return torch.cat([self.flow(x[i:i + batch_size])[0] for i in range(0, len(x), batch_size)]).numpy()
+            return torch.cat([self.flow(x[i : i + batch_size])[0] for i in range(0, len(x), batch_size)]).numpy()

@@ -1,25 +1,16 @@
 """MTEB through the ``mteb`` package (2.26.24), not a re-implementation.
 
-- :class:`MtebEncoder` exposes a :class:`~sentemb.models.encoder.SentenceEncoder` as an mteb encoder (mteb's
-  ``AbsEncoder``: ``encode(inputs, task_metadata=..., hf_split=..., hf_subset=..., prompt_type=...)`` receives a
-  DataLoader of text batches and returns one vector per text). Embeddings already computed for the run (the
-  STS/transfer lookup) are reused; only new texts are encoded. ``normalize`` L2-normalises the output, as the
-  sentence-transformers packaging of some models does (``auto``: when the model directory's modules.json has a
-  Normalize module).
-- Tasks are the official mteb task objects of the ``MTEB(eng, v1)`` benchmark, which restricts the multilingual
-  tasks (AmazonCounterfactual, AmazonReviews, MTOPDomain, MTOPIntent, MassiveIntent, MassiveScenario, STS17, STS22)
-  to their English subsets and every task to the benchmark's evaluation split; a task outside it comes from
-  ``mteb.get_task``. With the offline mirror (SENTEMB_DATA) their data is injected from ``sentemb.data.mteb_mirror``
-  and mteb never touches the hub; without it (full profile) mteb downloads the datasets itself. A task whose data
-  cannot be had is reported as not run, with the reason.
-- Memory is bounded by one task: each task's data is unloaded once it is scored, and texts the run's lookup does
-  not hold are encoded (in ``batch_size`` batches) and returned without being kept (the retrieval corpora of the
-  full list hold ~28M texts).
-- The full list is the 56 English tasks of the non-contrastive paper's Table 4 (its category labels below);
-  :func:`category_averages` gives the Table 6 category means over the tasks that ran, each with its task count.
-
-Results record, per task: main score (x100), the metric name, split and subset, mteb's version, the dataset
-revision of the task metadata, and evaluation seconds.
+- :class:`MtebEncoder` exposes a :class:`~sentemb.models.encoder.SentenceEncoder` as mteb's ``AbsEncoder``, reusing
+  the run's STS/transfer embeddings and encoding only new texts; ``normalize`` L2-normalises (``auto``: when the
+  model directory's modules.json has a Normalize module).
+- Tasks are the official task objects of ``MTEB(eng, v1)`` (English subsets, the benchmark's splits), else
+  ``mteb.get_task``; with SENTEMB_DATA their data comes from :mod:`sentemb.data.mteb_mirror` and mteb never touches
+  the hub; a task whose data cannot be had is reported as not run, with the reason.
+- Memory is bounded by one task: its data is unloaded once scored, and new texts are encoded without being kept.
+- The full list is the non-contrastive paper's 56 English tasks (Table 4); :func:`category_averages` gives Table 6's
+  category means over the tasks that ran.
+Records per task: main score (x100), metric, split and subset, mteb's version, dataset revision, seconds.
+The encoder's interface, the task list and memory: docs/derivations.md#sentembevaluatemteb_adapterpy
 """
 
 from __future__ import annotations
@@ -36,22 +27,66 @@ from sentemb.errors import SentembError
 
 # Non-contrastive paper, Table 4 (task -> Table 6 category).
 TABLE4_TASKS = {
-    **dict.fromkeys(["AmazonCounterfactualClassification", "AmazonPolarityClassification",
-                     "AmazonReviewsClassification", "Banking77Classification", "EmotionClassification",
-                     "ImdbClassification", "MTOPDomainClassification", "MTOPIntentClassification",
-                     "MassiveIntentClassification", "MassiveScenarioClassification",
-                     "ToxicConversationsClassification", "TweetSentimentExtractionClassification"], "Class."),
-    **dict.fromkeys(["ArxivClusteringP2P", "ArxivClusteringS2S", "BiorxivClusteringP2P", "BiorxivClusteringS2S",
-                     "MedrxivClusteringP2P", "MedrxivClusteringS2S", "RedditClustering", "RedditClusteringP2P",
-                     "StackExchangeClustering", "StackExchangeClusteringP2P", "TwentyNewsgroupsClustering"], "Clust."),
+    **dict.fromkeys(
+        [
+            "AmazonCounterfactualClassification",
+            "AmazonPolarityClassification",
+            "AmazonReviewsClassification",
+            "Banking77Classification",
+            "EmotionClassification",
+            "ImdbClassification",
+            "MTOPDomainClassification",
+            "MTOPIntentClassification",
+            "MassiveIntentClassification",
+            "MassiveScenarioClassification",
+            "ToxicConversationsClassification",
+            "TweetSentimentExtractionClassification",
+        ],
+        "Class.",
+    ),
+    **dict.fromkeys(
+        [
+            "ArxivClusteringP2P",
+            "ArxivClusteringS2S",
+            "BiorxivClusteringP2P",
+            "BiorxivClusteringS2S",
+            "MedrxivClusteringP2P",
+            "MedrxivClusteringS2S",
+            "RedditClustering",
+            "RedditClusteringP2P",
+            "StackExchangeClustering",
+            "StackExchangeClusteringP2P",
+            "TwentyNewsgroupsClustering",
+        ],
+        "Clust.",
+    ),
     **dict.fromkeys(["SprintDuplicateQuestions", "TwitterSemEval2015", "TwitterURLCorpus"], "PairClass."),
-    **dict.fromkeys(["AskUbuntuDupQuestions", "MindSmallReranking", "SciDocsRR", "StackOverflowDupQuestions"],
-                    "Rerank."),
-    **dict.fromkeys(["ArguAna", "CQADupstackRetrieval", "ClimateFEVER", "DBPedia", "FEVER", "FiQA2018", "HotpotQA",
-                     "MSMARCO", "NFCorpus", "NQ", "QuoraRetrieval", "SCIDOCS", "SciFact", "TRECCOVID", "Touche2020"],
-                    "Retr."),
-    **dict.fromkeys(["BIOSSES", "SICK-R", "STS12", "STS13", "STS14", "STS15", "STS16", "STS17", "STS22",
-                     "STSBenchmark"], "STS"),
+    **dict.fromkeys(
+        ["AskUbuntuDupQuestions", "MindSmallReranking", "SciDocsRR", "StackOverflowDupQuestions"], "Rerank."
+    ),
+    **dict.fromkeys(
+        [
+            "ArguAna",
+            "CQADupstackRetrieval",
+            "ClimateFEVER",
+            "DBPedia",
+            "FEVER",
+            "FiQA2018",
+            "HotpotQA",
+            "MSMARCO",
+            "NFCorpus",
+            "NQ",
+            "QuoraRetrieval",
+            "SCIDOCS",
+            "SciFact",
+            "TRECCOVID",
+            "Touche2020",
+        ],
+        "Retr.",
+    ),
+    **dict.fromkeys(
+        ["BIOSSES", "SICK-R", "STS12", "STS13", "STS14", "STS15", "STS16", "STS17", "STS22", "STSBenchmark"], "STS"
+    ),
     "SummEval": "Summ.",
 }
 BENCHMARK = "MTEB(eng, v1)"
@@ -69,9 +104,15 @@ def _prepare_environment() -> None:
             os.environ[key] = "1"
 
 
-def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, normalize: str | bool = "auto",
-                      name: str | None = None, revision: str = "local", batch_size: int = 64,
-                      precision: str = "fp32"):
+def make_mteb_encoder(
+    encoder,
+    lookup: Mapping[str, np.ndarray] | None = None,
+    normalize: str | bool = "auto",
+    name: str | None = None,
+    revision: str = "local",
+    batch_size: int = 64,
+    precision: str = "fp32",
+):
     _prepare_environment()
     from mteb.models import ModelMeta
     from mteb.models.abs_encoder import AbsEncoder
@@ -82,19 +123,33 @@ def make_mteb_encoder(encoder, lookup: Mapping[str, np.ndarray] | None = None, n
             self.normalize = encoder.packaged_with_normalize if normalize == "auto" else bool(normalize)
             slug = (name or encoder.name or "model").strip("/").replace("/", "__")
             self.mteb_model_meta = ModelMeta(
-                loader=None, name=f"sentemb/{slug}-{encoder.pooler}", revision=revision, release_date=None,
-                languages=["eng-Latn"], n_parameters=sum(p.numel() for p in encoder.parameters()),
-                memory_usage_mb=None, max_tokens=encoder.max_positions,
-                embed_dim=encoder.dim, license=None, open_weights=True, public_training_code=None,
-                public_training_data=None, framework=["PyTorch"], similarity_fn_name="cosine",
-                use_instructions=False, training_datasets=None,
+                loader=None,
+                name=f"sentemb/{slug}-{encoder.pooler}",
+                revision=revision,
+                release_date=None,
+                languages=["eng-Latn"],
+                n_parameters=sum(p.numel() for p in encoder.parameters()),
+                memory_usage_mb=None,
+                max_tokens=encoder.max_positions,
+                embed_dim=encoder.dim,
+                license=None,
+                open_weights=True,
+                public_training_code=None,
+                public_training_data=None,
+                framework=["PyTorch"],
+                similarity_fn_name="cosine",
+                use_instructions=False,
+                training_datasets=None,
             )
 
         def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs) -> np.ndarray:
             texts = [text for batch in inputs for text in batch["text"]]
             missing = [t for t in dict.fromkeys(texts) if t not in self.lookup]
-            new = dict(zip(missing, self.encoder.encode(missing, batch_size=self.batch_size, precision=precision))) \
-                if missing else {}
+            new = (
+                dict(zip(missing, self.encoder.encode(missing, batch_size=self.batch_size, precision=precision)))
+                if missing
+                else {}
+            )
             vectors = np.stack([self.lookup[t] if t in self.lookup else new[t] for t in texts]).astype(np.float32)
             if self.normalize:
                 vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
@@ -145,8 +200,13 @@ def _task(name: str):
     return task
 
 
-def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Sequence[str] | None = None,
-             batch_size: int = 64, precision: str = "fp32") -> dict:
+def run_mteb(
+    model,
+    lookup: Mapping[str, np.ndarray] | None = None,
+    tasks: Sequence[str] | None = None,
+    batch_size: int = 64,
+    precision: str = "fp32",
+) -> dict:
     """Evaluate ``model`` (a SentenceEncoder, or an mteb encoder from :func:`make_mteb_encoder`); the texts the
     lookup does not hold are encoded in ``batch_size`` batches at ``precision`` (fp32, or bf16/fp16 autocast)."""
     _prepare_environment()
@@ -161,18 +221,31 @@ def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Seque
     for name in tasks:
         if _offline() and name not in MIRROR_TASKS:
             in_mirror = (settings.data_root() / "mteb" / name).is_dir()
-            reason = ("the offline mirror has its files, but the archive has no loader for them" if in_mirror
-                      else "data unavailable: not in the offline mirror")
+            reason = (
+                "the offline mirror has its files, but the archive has no loader for them"
+                if in_mirror
+                else "data unavailable: not in the offline mirror"
+            )
             results[name] = {"status": "not run", "reason": reason, "category": TABLE4_TASKS.get(name)}
             continue
         started, task = time.perf_counter(), None
         try:
             task = _task(name)
-            outcome = mteb.evaluate(model, task, cache=None, overwrite_strategy="always", show_progress_bar=False,
-                                    encode_kwargs={"batch_size": batch_size}, co2_tracker=False)
+            outcome = mteb.evaluate(
+                model,
+                task,
+                cache=None,
+                overwrite_strategy="always",
+                show_progress_bar=False,
+                encode_kwargs={"batch_size": batch_size},
+                co2_tracker=False,
+            )
         except Exception as exc:  # noqa: BLE001 - mteb raises many kinds; the task is reported, not dropped
-            results[name] = {"status": "not run", "reason": f"{type(exc).__name__}: {exc}",
-                             "category": TABLE4_TASKS.get(name)}
+            results[name] = {
+                "status": "not run",
+                "reason": f"{type(exc).__name__}: {exc}",
+                "category": TABLE4_TASKS.get(name),
+            }
             continue
         finally:
             if task is not None and task.data_loaded:
@@ -184,14 +257,25 @@ def run_mteb(model, lookup: Mapping[str, np.ndarray] | None = None, tasks: Seque
         split = task.eval_splits[0]
         first = result.scores[split][0]
         results[name] = {
-            "status": "ok", "main_score": 100 * float(result.main_score), "main_metric": task.metadata.main_score,
-            "split": split, "hf_subset": first.get("hf_subset"), "category": TABLE4_TASKS.get(name),
-            "mteb_version": result.mteb_version, "dataset_revision": result.dataset_revision,
-            "data": "offline mirror (injected)" if _offline() else "hub", "seconds": time.perf_counter() - started,
+            "status": "ok",
+            "main_score": 100 * float(result.main_score),
+            "main_metric": task.metadata.main_score,
+            "split": split,
+            "hf_subset": first.get("hf_subset"),
+            "category": TABLE4_TASKS.get(name),
+            "mteb_version": result.mteb_version,
+            "dataset_revision": result.dataset_revision,
+            "data": "offline mirror (injected)" if _offline() else "hub",
+            "seconds": time.perf_counter() - started,
         }
-    return {"mteb_version": mteb.__version__, "normalize": bool(getattr(model, "normalize", False)),
-            "precision": precision, "tasks": results, "category_averages": category_averages(results),
-            "seconds": time.perf_counter() - started_all}
+    return {
+        "mteb_version": mteb.__version__,
+        "normalize": bool(getattr(model, "normalize", False)),
+        "precision": precision,
+        "tasks": results,
+        "category_averages": category_averages(results),
+        "seconds": time.perf_counter() - started_all,
+    }
 
 
 def category_averages(results: Mapping[str, dict]) -> dict:

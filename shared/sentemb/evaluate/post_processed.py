@@ -36,16 +36,26 @@ def sample_sentences(sentences: Sequence[str], n: int, seed: int = 0) -> list[st
 def fit_embeddings(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity: dict) -> np.ndarray:
     """The embeddings a post-processing is fitted on, cached under the model's ``identity``: a whitening and the
     flows of every fit seed encode the same sentences once."""
-    return cached_encode({**identity, "purpose": "post-processing fit"}, list(fit_sentences),
-                         lambda s: encoder.encode(s, batch_size=ENCODE_BATCH))
+    return cached_encode(
+        {**identity, "purpose": "post-processing fit"},
+        list(fit_sentences),
+        lambda s: encoder.encode(s, batch_size=ENCODE_BATCH),
+    )
 
 
-def _sts_mapped(encoder: SentenceEncoder, identity: dict, transform: Callable[[np.ndarray], np.ndarray],
-                splits: Sequence[str], synthetic: bool) -> dict:
+def _sts_mapped(
+    encoder: SentenceEncoder,
+    identity: dict,
+    transform: Callable[[np.ndarray], np.ndarray],
+    splits: Sequence[str],
+    synthetic: bool,
+) -> dict:
     """SimCSE-protocol STS results of ``transform`` applied to the encoder's (cached) embeddings."""
+
     def encode(sentences: list[str]) -> np.ndarray:
-        raw = cached_encode({**identity, "purpose": "sts evaluation"}, sentences,
-                            lambda s: encoder.encode(s, batch_size=ENCODE_BATCH))
+        raw = cached_encode(
+            {**identity, "purpose": "sts evaluation"}, sentences, lambda s: encoder.encode(s, batch_size=ENCODE_BATCH)
+        )
         return transform(raw)
 
     results, _ = evaluate_model(encode, ["sts"], sts_splits=splits, synthetic=synthetic, batch_size=ENCODE_BATCH)
@@ -53,23 +63,43 @@ def _sts_mapped(encoder: SentenceEncoder, identity: dict, transform: Callable[[n
     return {"summary": sts["summary"], "tasks": sts["tasks"], "protocol": sts["protocol"]}
 
 
-def sts_whitened(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity: dict, dim: int | None = None,
-                 splits: Sequence[str] = ("dev", "test"), synthetic: bool = False) -> dict:
+def sts_whitened(
+    encoder: SentenceEncoder,
+    fit_sentences: Sequence[str],
+    identity: dict,
+    dim: int | None = None,
+    splits: Sequence[str] = ("dev", "test"),
+    synthetic: bool = False,
+) -> dict:
     """SimCSE-protocol STS results of the whitened embeddings, with the fit's size."""
     fit = fit_embeddings(encoder, fit_sentences, identity)
     whitening = Whitening.fit(fit, dim=dim)
-    return {**_sts_mapped(encoder, identity, whitening.transform, splits, synthetic),
-            "n_fit_sentences": len(fit), "whitening_dim": whitening.kernel.shape[1]}
+    return {
+        **_sts_mapped(encoder, identity, whitening.transform, splits, synthetic),
+        "n_fit_sentences": len(fit),
+        "whitening_dim": whitening.kernel.shape[1],
+    }
 
 
-def sts_flowed(encoder: SentenceEncoder, fit_sentences: Sequence[str], identity: dict, seed: int,
-               config: FlowConfig = FlowConfig(), splits: Sequence[str] = ("dev", "test"),
-               synthetic: bool = False) -> dict:
+def sts_flowed(
+    encoder: SentenceEncoder,
+    fit_sentences: Sequence[str],
+    identity: dict,
+    seed: int,
+    config: FlowConfig = FlowConfig(),
+    splits: Sequence[str] = ("dev", "test"),
+    synthetic: bool = False,
+) -> dict:
     """SimCSE-protocol STS results of the BERT-flow latents (the flow fitted on ``fit_sentences`` with ``seed``),
     with the fit's size, its number of steps and its loss (bits per dimension) over the first and last 10 steps."""
     fit = fit_embeddings(encoder, fit_sentences, identity)
     flow = BertFlow.fit(fit, seed=seed, config=config)
-    return {**_sts_mapped(encoder, identity, flow.transform, splits, synthetic),
-            "n_fit_sentences": len(fit), "flow_steps": len(flow.losses),
-            "flow_loss_bits_per_dim": {"first_10": float(np.mean(flow.losses[:10])),
-                                       "last_10": float(np.mean(flow.losses[-10:]))}}
+    return {
+        **_sts_mapped(encoder, identity, flow.transform, splits, synthetic),
+        "n_fit_sentences": len(fit),
+        "flow_steps": len(flow.losses),
+        "flow_loss_bits_per_dim": {
+            "first_10": float(np.mean(flow.losses[:10])),
+            "last_10": float(np.mean(flow.losses[-10:])),
+        },
+    }

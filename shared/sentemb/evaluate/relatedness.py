@@ -49,8 +49,15 @@ def features(pairs: STSPairs, lookup: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 class RelatednessRegressor:
-    def __init__(self, in_dim: int, seed: int = 1111, batch_size: int = 64, epochs_per_check: int = 50,
-                 max_epoch: int = 1000, patience: int = 3) -> None:
+    def __init__(
+        self,
+        in_dim: int,
+        seed: int = 1111,
+        batch_size: int = 64,
+        epochs_per_check: int = 50,
+        max_epoch: int = 1000,
+        patience: int = 3,
+    ) -> None:
         self.rng = np.random.RandomState(seed)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
@@ -96,7 +103,12 @@ def evaluate_task(task: STSTask, lookup: Mapping[str, np.ndarray], seed: int = 1
     regressor = RelatednessRegressor(x_train.shape[1], seed=seed)
     dev_pearson = regressor.fit(x_train, encode_labels(train.scores), x_dev, dev.scores)
     prediction = regressor.predict(x_test)
-    return {"task": task.name, "protocol": PROTOCOL, "devpearson": dev_pearson,
-            "pearson": float(pearsonr(prediction, test.scores)[0]),
-            "spearman": float(spearmanr(prediction, test.scores)[0]),
-            "mse": float(np.mean((prediction - test.scores) ** 2)), "ntest": len(test)}
+    return {
+        "task": task.name,
+        "protocol": PROTOCOL,
+        "devpearson": dev_pearson,
+        "pearson": float(pearsonr(prediction, test.scores)[0]),
+        "spearman": float(spearmanr(prediction, test.scores)[0]),
+        "mse": float(np.mean((prediction - test.scores) ** 2)),
+        "ntest": len(test),
+    }

@@ -82,8 +82,13 @@ class LogisticRegression:
                 loss.backward()
                 self.optimizer.step()
 
-    def fit(self, x: np.ndarray, y: np.ndarray, validation: tuple[np.ndarray, np.ndarray] | None = None,
-            validation_split: float = 0.05) -> "LogisticRegression":
+    def fit(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        validation: tuple[np.ndarray, np.ndarray] | None = None,
+        validation_split: float = 0.05,
+    ) -> "LogisticRegression":
         if validation is None:
             order = self.rng.permutation(len(x))
             cut = int(validation_split * len(x))

@@ -74,8 +74,9 @@ def aggregate(subsets: Mapping[str, dict], system: Sequence[np.ndarray], gold: S
     return out
 
 
-def evaluate_task(task: STSTask, embeddings: Mapping[str, np.ndarray], splits: Sequence[str] = ("test",),
-                  protocol: str = "simcse") -> dict:
+def evaluate_task(
+    task: STSTask, embeddings: Mapping[str, np.ndarray], splits: Sequence[str] = ("test",), protocol: str = "simcse"
+) -> dict:
     if protocol == "senteval" and task.name not in STS_SUBSETS:
         from sentemb.evaluate.relatedness import evaluate_task as regressor
 
@@ -90,10 +91,16 @@ def evaluate_task(task: STSTask, embeddings: Mapping[str, np.ndarray], splits: S
             gold.append(pairs.scores)
         agg = aggregate(subsets, system, gold)
         aggregation = "mean" if protocol == "senteval" else "all"
-        return {"task": task.name, "subsets": subsets, "aggregate": agg, "headline": agg["spearman"][aggregation],
-                "headline_metric": f"spearman/{aggregation}"}
-    results = {split: correlations(pair_scores(task.parts[split], embeddings), task.parts[split].scores)
-               for split in splits}
+        return {
+            "task": task.name,
+            "subsets": subsets,
+            "aggregate": agg,
+            "headline": agg["spearman"][aggregation],
+            "headline_metric": f"spearman/{aggregation}",
+        }
+    results = {
+        split: correlations(pair_scores(task.parts[split], embeddings), task.parts[split].scores) for split in splits
+    }
     headline = results["test"]["spearman"] if "test" in results else None
     return {"task": task.name, "splits": results, "headline": headline, "headline_metric": "spearman/test"}
 
@@ -109,15 +116,23 @@ def needed_sentences(tasks: Sequence[STSTask], splits: Sequence[str], protocol: 
 
 def summarise(results: Mapping[str, dict]) -> dict:
     """Headline per task (Spearman x 100, SimCSE's table) and the average over the tasks present."""
-    row = {SHORT_NAMES.get(t, t): 100 * results[t]["headline"] for t in HEADLINE_TASKS
-           if t in results and results[t]["headline"] is not None}
+    row = {
+        SHORT_NAMES.get(t, t): 100 * results[t]["headline"]
+        for t in HEADLINE_TASKS
+        if t in results and results[t]["headline"] is not None
+    }
     if len(row) == len(HEADLINE_TASKS):
         row["Avg."] = float(np.mean(list(row.values())))
     return row
 
 
-def run_sts(encode, tasks: Sequence[str] = ALL_TASKS, splits: Sequence[str] = ("test",), synthetic: bool = False,
-            protocol: str = "simcse") -> dict:
+def run_sts(
+    encode,
+    tasks: Sequence[str] = ALL_TASKS,
+    splits: Sequence[str] = ("test",),
+    synthetic: bool = False,
+    protocol: str = "simcse",
+) -> dict:
     """Load ``tasks``, encode every unique sentence once with ``encode(list[str]) -> ndarray``, score."""
     task_objs = [load_task(t, synthetic=synthetic) for t in tasks]
     sentences = needed_sentences(task_objs, splits, protocol)
@@ -125,14 +140,20 @@ def run_sts(encode, tasks: Sequence[str] = ALL_TASKS, splits: Sequence[str] = ("
     return {**score(task_objs, lookup, splits, protocol), "n_sentences": len(sentences)}
 
 
-def score(tasks: Sequence[STSTask], lookup: Mapping[str, np.ndarray], splits: Sequence[str],
-          protocol: str = "simcse") -> dict:
+def score(
+    tasks: Sequence[STSTask], lookup: Mapping[str, np.ndarray], splits: Sequence[str], protocol: str = "simcse"
+) -> dict:
     """Every task scored from embeddings looked up by sentence, with the protocol and the summary row."""
     if protocol not in PROTOCOLS:
         raise ConfigError(f"unknown STS protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
     results = {task.name: evaluate_task(task, lookup, splits, protocol) for task in tasks}
-    return {"protocol": PROTOCOLS[protocol], "protocol_name": protocol, "splits": list(splits), "tasks": results,
-            "summary": summarise(results)}
+    return {
+        "protocol": PROTOCOLS[protocol],
+        "protocol_name": protocol,
+        "splits": list(splits),
+        "tasks": results,
+        "summary": summarise(results),
+    }
 
 
 def format_table(summary: Mapping[str, float]) -> str:

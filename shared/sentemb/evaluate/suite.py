@@ -18,10 +18,8 @@ import numpy as np
 from sentemb.data.sts import ALL_TASKS, load_task
 from sentemb.data.transfer import EXTRA_TASKS, PROBING, TRANSFER_TASKS, load_transfer_task
 from sentemb.errors import ConfigError, DataError
-from sentemb.evaluate import sts, transfer
+from sentemb.evaluate import GROUPS, sts, transfer
 from sentemb.evaluate.senteval_classifier import PARAMS
-
-from sentemb.evaluate import GROUPS
 
 
 def parse_groups(text: str) -> list[str]:
@@ -43,11 +41,18 @@ def _transfer_names(groups: Sequence[str]) -> list[str]:
     return names
 
 
-def evaluate_model(encode: Callable[[list[str]], np.ndarray], groups: Sequence[str],
-                   sts_protocols: Sequence[str] = ("simcse",), sts_splits: Sequence[str] = ("test",),
-                   transfer_mode: str = "fasttest", synthetic: bool = False, mteb_model=None,
-                   extra_sentences: Sequence[str] = (), batch_size: int = 64,
-                   precision: str = "fp32") -> tuple[dict, dict[str, np.ndarray]]:
+def evaluate_model(
+    encode: Callable[[list[str]], np.ndarray],
+    groups: Sequence[str],
+    sts_protocols: Sequence[str] = ("simcse",),
+    sts_splits: Sequence[str] = ("test",),
+    transfer_mode: str = "fasttest",
+    synthetic: bool = False,
+    mteb_model=None,
+    extra_sentences: Sequence[str] = (),
+    batch_size: int = 64,
+    precision: str = "fp32",
+) -> tuple[dict, dict[str, np.ndarray]]:
     """Results of every requested group, and the sentence -> embedding lookup they were computed from. ``precision``
     is the one ``encode`` runs at; MTEB encodes the texts the lookup lacks at the same precision."""
     if transfer_mode not in PARAMS:

@@ -61,8 +61,10 @@ def _choose(x, y, nclasses, params: ClassifierParams, random_state: int) -> tupl
     folds = list(StratifiedKFold(n_splits=params.kfold, shuffle=True, random_state=random_state).split(x, y))
     scores = []
     for reg in WEIGHT_DECAYS:
-        accs = [_fit_score(x[tr], y[tr], x[te], y[te], nclasses, reg, params, validation=(x[te], y[te]))[1]
-                for tr, te in folds]
+        accs = [
+            _fit_score(x[tr], y[tr], x[te], y[te], nclasses, reg, params, validation=(x[te], y[te]))[1]
+            for tr, te in folds
+        ]
         scores.append(round(100 * float(np.mean(accs)), 2))
     best = int(np.argmax(scores))
     return WEIGHT_DECAYS[best], scores[best]
@@ -76,25 +78,42 @@ def cross_validation(x, y, nclasses, params: ClassifierParams) -> dict:
         clf = LogisticRegression(x.shape[1], nclasses, reg, params).fit(x[tr], y[tr])
         dev.append(devacc)
         test.append(round(100 * clf.score(x[te], y[te]), 2))
-    return {"devacc": round(float(np.mean(dev)), 2), "acc": round(float(np.mean(test)), 2),
-            "ndev": len(x), "ntest": len(x)}
+    return {
+        "devacc": round(float(np.mean(dev)), 2),
+        "acc": round(float(np.mean(test)), 2),
+        "ndev": len(x),
+        "ntest": len(x),
+    }
 
 
 def kfold_then_test(x, y, x_test, y_test, nclasses, params: ClassifierParams) -> dict:
     reg, devacc = _choose(x, y, nclasses, params, random_state=params.seed)
     clf = LogisticRegression(x.shape[1], nclasses, reg, params).fit(x, y)
     prediction = clf.predict(x_test)
-    return {"devacc": devacc, "acc": round(100 * float((prediction == y_test).mean()), 2), "weight_decay": reg,
-            "ndev": len(x), "ntest": len(x_test), "_prediction": prediction}
+    return {
+        "devacc": devacc,
+        "acc": round(100 * float((prediction == y_test).mean()), 2),
+        "weight_decay": reg,
+        "ndev": len(x),
+        "ntest": len(x_test),
+        "_prediction": prediction,
+    }
 
 
 def train_dev_test(x, y, x_dev, y_dev, x_test, y_test, nclasses, params: ClassifierParams) -> dict:
-    scores = [round(100 * _fit_score(x, y, x_dev, y_dev, nclasses, reg, params, validation=(x_dev, y_dev))[1], 2)
-              for reg in WEIGHT_DECAYS]
+    scores = [
+        round(100 * _fit_score(x, y, x_dev, y_dev, nclasses, reg, params, validation=(x_dev, y_dev))[1], 2)
+        for reg in WEIGHT_DECAYS
+    ]
     best = int(np.argmax(scores))
     clf = LogisticRegression(x.shape[1], nclasses, WEIGHT_DECAYS[best], params).fit(x, y, validation=(x_dev, y_dev))
-    return {"devacc": scores[best], "acc": round(100 * clf.score(x_test, y_test), 2),
-            "weight_decay": WEIGHT_DECAYS[best], "ndev": len(x_dev), "ntest": len(x_test)}
+    return {
+        "devacc": scores[best],
+        "acc": round(100 * clf.score(x_test, y_test), 2),
+        "weight_decay": WEIGHT_DECAYS[best],
+        "ndev": len(x_dev),
+        "ntest": len(x_test),
+    }
 
 
 def task_features(task: TransferTask, lookup: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -102,8 +121,9 @@ def task_features(task: TransferTask, lookup: Mapping[str, np.ndarray]) -> dict[
     return {name: (features(split, lookup), split.labels) for name, split in task.splits.items()}
 
 
-def evaluate_features(name: str, scheme: str, nclasses: int, feats: Mapping[str, tuple[np.ndarray, np.ndarray]],
-                      params: ClassifierParams) -> dict:
+def evaluate_features(
+    name: str, scheme: str, nclasses: int, feats: Mapping[str, tuple[np.ndarray, np.ndarray]], params: ClassifierParams
+) -> dict:
     """One task's result from its features (:func:`task_features`) under its validation scheme."""
     if scheme == "cv":
         result = cross_validation(*feats["all"], nclasses, params)
@@ -149,8 +169,12 @@ def _fits_per_example(task: TransferTask, params: ClassifierParams) -> int:
     return {"cv": k * (grid * k + 1), "kfold": grid * k + 1}.get(task.scheme, grid + 1)
 
 
-def score(tasks: Sequence[TransferTask], lookup: Mapping[str, np.ndarray], params: ClassifierParams,
-          workers: int | None = None) -> dict:
+def score(
+    tasks: Sequence[TransferTask],
+    lookup: Mapping[str, np.ndarray],
+    params: ClassifierParams,
+    workers: int | None = None,
+) -> dict:
     """Every task's result and the summary (SimCSE's 7-task average). ``workers`` (default: torch's thread count)
     processes fit the tasks side by side, longest first, when there are at least ``MIN_EXAMPLES_FOR_WORKERS``
     examples; the results are the same as in one process."""
@@ -159,10 +183,10 @@ def score(tasks: Sequence[TransferTask], lookup: Mapping[str, np.ndarray], param
     if workers > 1 and sum(_n_examples(t) for t in tasks) >= MIN_EXAMPLES_FOR_WORKERS:
         # spawn, not fork: a forked child of a process whose OpenMP pool has run can hang in its first parallel op
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-            futures = {t.name: pool.submit(evaluate_features, t.name, t.scheme, t.nclasses, task_features(t, lookup),
-                                           params)
-                       for t in sorted(tasks, key=lambda t: _n_examples(t) * _fits_per_example(t, params),
-                                       reverse=True)}
+            futures = {
+                t.name: pool.submit(evaluate_features, t.name, t.scheme, t.nclasses, task_features(t, lookup), params)
+                for t in sorted(tasks, key=lambda t: _n_examples(t) * _fits_per_example(t, params), reverse=True)
+            }
             results = {t.name: futures[t.name].result() for t in tasks}
     else:
         results = {t.name: evaluate_task(t, lookup, params) for t in tasks}
@@ -170,5 +194,4 @@ def score(tasks: Sequence[TransferTask], lookup: Mapping[str, np.ndarray], param
     simcse = [summary[t] for t in TRANSFER_TASKS if t in summary]
     if simcse and len(simcse) == len(TRANSFER_TASKS):
         summary["Avg."] = round(float(np.mean(simcse)), 2)  # SimCSE Table E.1's average of its 7 tasks
-    return {"protocol": PROTOCOL, "mode": params.mode, "params": params.as_dict(), "tasks": results,
-            "summary": summary}
+    return {"protocol": PROTOCOL, "mode": params.mode, "params": params.as_dict(), "tasks": results, "summary": summary}

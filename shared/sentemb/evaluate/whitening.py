@@ -36,17 +36,21 @@ class Whitening:
         if not 1 <= k <= d:
             raise ConfigError(f"whitening dim must be in [1, {d}], got {dim}")
         if n <= d:
-            raise ConfigError(f"whitening needs more sentences than dimensions to fit a full-rank covariance: "
-                              f"{n} sentences for {d} dimensions")
+            raise ConfigError(
+                f"whitening needs more sentences than dimensions to fit a full-rank covariance: "
+                f"{n} sentences for {d} dimensions"
+            )
         mean = x.mean(0)
         u, s, _ = np.linalg.svd(np.cov(x, rowvar=False))
         rank = int((s > rtol * s[0]).sum())
         if dim is None:
             k = rank  # a singular covariance: whiten its support (the pseudo-inverse square root)
         elif k > rank:
-            raise ConfigError(f"the covariance of the {n} fitted embeddings is singular (rank {rank} < dim {k}; "
-                              f"smallest/largest singular value {s[-1] / s[0]:.2e}): fit on more varied sentences or "
-                              "ask for fewer dimensions")
+            raise ConfigError(
+                f"the covariance of the {n} fitted embeddings is singular (rank {rank} < dim {k}; "
+                f"smallest/largest singular value {s[-1] / s[0]:.2e}): fit on more varied sentences or "
+                "ask for fewer dimensions"
+            )
         return cls(mean=mean, kernel=(u[:, :k] / np.sqrt(s[:k])))
 
     def transform(self, embeddings: np.ndarray) -> np.ndarray:

@@ -10,23 +10,11 @@ from __future__ import annotations
 
 import json
 
-# objective -> the paper it comes from (registry: sentemb.objectives.registry)
-PAPER_OF_OBJECTIVE = {
-    "none": "no training: the backbone as it is",
-    "simcse_unsup": "SimCSE (Gao et al., EMNLP 2021), unsupervised",
-    "simcse_sup": "SimCSE (Gao et al., EMNLP 2021), supervised",
-    "simcse_next_sentence": "SimCSE (Gao et al., EMNLP 2021), Table 2's next-sentence positives",
-    "simcse_pp": "SimCSE++ (Xu et al., EMNLP 2023)",
-    "barlow_twins": "Non-contrastive sentence representations (Farina & Pappadopulo, 2024), Barlow Twins",
-    "vicreg": "Non-contrastive sentence representations (Farina & Pappadopulo, 2024), VICReg",
-    "barlow_twins_pairs": "Non-contrastive sentence representations (Farina & Pappadopulo, 2024), Barlow Twins on NLI pairs",
-    "tncse": "TNCSE (Zong et al., AAAI 2025)",
-    "tncse_single": "TNCSE (Zong et al., AAAI 2025), TNCSE-Single",
-    "declutr": "DeCLUTR (Giorgi et al., ACL 2021)",
-}
-SMALL_PROFILE_CAVEAT = ("The small profile fine-tunes all-MiniLM-L6-v2, an encoder that is already contrastively "
-                        "trained, for a few dozen steps on 2 CPU cores: its numbers show the directions of the "
-                        "paper's effects, not the paper's values.")
+SMALL_PROFILE_CAVEAT = (
+    "The small profile fine-tunes all-MiniLM-L6-v2, an encoder that is already contrastively "
+    "trained, for a few dozen steps on 2 CPU cores: its numbers show the directions of the "
+    "paper's effects, not the paper's values."
+)
 
 
 def _table(rows: list[tuple[str, str]], header: tuple[str, str]) -> list[str]:
@@ -50,26 +38,50 @@ def _scores(metrics: dict) -> list[str]:
     averages = (metrics.get("mteb") or {}).get("category_averages") or {}
     ran = [(c, a) for c, a in averages.items() if a.get("n_tasks")]
     if ran:
-        lines += ["", f"MTEB (mteb {metrics['mteb'].get('mteb_version')}), main score x 100, over the tasks that ran", ""]
-        lines += _table([(c, f"{a['mean']:.2f} ({a['n_tasks']} of {a['of']} tasks)") for c, a in ran],
-                        ("category", "mean"))
+        lines += [
+            "",
+            f"MTEB (mteb {metrics['mteb'].get('mteb_version')}), main score x 100, over the tasks that ran",
+            "",
+        ]
+        lines += _table(
+            [(c, f"{a['mean']:.2f} ({a['n_tasks']} of {a['of']} tasks)") for c, a in ran], ("category", "mean")
+        )
     if len(lines) == 2:
         lines.append("The record holds no scores beyond the training curve.")
     return lines
 
 
+def _reference(objective: str) -> str:
+    """The paper (and part) an objective comes from (its class's ``reference``)."""
+    from sentemb.objectives.registry import NO_TRAINING, TRAINING_OBJECTIVES
+
+    if objective == NO_TRAINING:
+        return "no training: the backbone as it is"
+    cls = TRAINING_OBJECTIVES.get(objective)
+    return cls.reference if cls is not None and cls.reference else f"objective {objective}"
+
+
 def model_card(record: dict, trust_remote_code: bool) -> str:
     spec, prov = record["spec"], record["provenance"]
     objective = spec["objective"]
-    paper = PAPER_OF_OBJECTIVE.get(objective, f"objective {objective}")
+    paper = _reference(objective)
     if objective == "tncse_single" and spec.get("objective_params", {}).get("tn_weight") == 0:
         paper = "TNCSE (Zong et al., AAAI 2025), Table 5's SimCSE matched to TNCSE-Single (no L_TN)"
-    load = ("SentenceTransformer(path, trust_remote_code=True)  # the second encoder's module is st_added_encoder.py, "
-            "in this directory" if trust_remote_code else "SentenceTransformer(path)")
+    load = (
+        "SentenceTransformer(path, trust_remote_code=True)  # the second encoder's module is st_added_encoder.py, "
+        "in this directory"
+        if trust_remote_code
+        else "SentenceTransformer(path)"
+    )
     lines = [
-        "---", "library_name: sentence-transformers", "pipeline_tag: sentence-similarity",
-        "tags: [sentence-transformers, sentence-similarity, sentemb-archive]", "---", "",
-        f"# {objective}, run {record['run_id']} ({record['profile']} profile)", "",
+        "---",
+        "library_name: sentence-transformers",
+        "pipeline_tag: sentence-similarity",
+        "tags: [sentence-transformers, sentence-similarity, sentemb-archive]",
+        "---",
+        "",
+        f"# {objective}, run {record['run_id']} ({record['profile']} profile)",
+        "",
         f"Trained by the sentence-embedding reproducibility archive for **{paper}**, from backbone "
         f"`{spec['backbone']}` (revision {prov.get('backbone_revision') or 'unknown'}).",
     ]
@@ -78,22 +90,45 @@ def model_card(record: dict, trust_remote_code: bool) -> str:
     if record["profile"] == "small":
         lines += ["", SMALL_PROFILE_CAVEAT]
     lines += [
-        "", "## Use", "", "```python", "from sentence_transformers import SentenceTransformer", "",
-        f"model = {load}", "embeddings = model.encode([\"A man is playing a guitar.\"])", "```", "",
+        "",
+        "## Use",
+        "",
+        "```python",
+        "from sentence_transformers import SentenceTransformer",
+        "",
+        f"model = {load}",
+        'embeddings = model.encode(["A man is playing a guitar."])',
+        "```",
+        "",
         f"The embeddings are the archive's evaluation path (pooler `{spec['pooler']}`, no normalisation; compare them "
         "by cosine similarity). At export they equalled the archive's within {max_abs_difference} (largest absolute "
-        "difference over {n_probes} sentences).", "",
-        *_scores(record.get("metrics") or {}), "",
-        "## Spec", "",
-        *_table([(key, f"`{json.dumps(value)}`") for key, value in spec.items()], ("field", "value")), "",
-        "## Provenance", "",
-        *_table([("commit", f"{prov.get('commit')}" + (" (uncommitted changes)" if prov.get("dirty") else "")),
-                 ("device", str(prov.get("device"))), ("started (UTC)", str(prov.get("started_utc"))),
-                 ("seed", str(prov.get("seed"))),
-                 *[(name, str(version)) for name, version in (prov.get("packages") or {}).items()]],
-                ("field", "value")), "",
-        "Data files read by the run (sha256):", "",
-        *_table([(f"`{path}`", f"`{digest}`") for path, digest in (prov.get("data_sha256") or {}).items()],
-                ("file", "sha256")), "",
+        "difference over {n_probes} sentences).",
+        "",
+        *_scores(record.get("metrics") or {}),
+        "",
+        "## Spec",
+        "",
+        *_table([(key, f"`{json.dumps(value)}`") for key, value in spec.items()], ("field", "value")),
+        "",
+        "## Provenance",
+        "",
+        *_table(
+            [
+                ("commit", f"{prov.get('commit')}" + (" (uncommitted changes)" if prov.get("dirty") else "")),
+                ("device", str(prov.get("device"))),
+                ("started (UTC)", str(prov.get("started_utc"))),
+                ("seed", str(prov.get("seed"))),
+                *[(name, str(version)) for name, version in (prov.get("packages") or {}).items()],
+            ],
+            ("field", "value"),
+        ),
+        "",
+        "Data files read by the run (sha256):",
+        "",
+        *_table(
+            [(f"`{path}`", f"`{digest}`") for path, digest in (prov.get("data_sha256") or {}).items()],
+            ("file", "sha256"),
+        ),
+        "",
     ]
     return "\n".join(lines)

@@ -1,26 +1,15 @@
 """A recorded run's evaluated model as a sentence-transformers directory (``sentemb export``).
 
-The directory is built from sentence-transformers' own modules, so that ``SentenceTransformer(directory)`` gives
-the embeddings the archive evaluated (``encode`` on the evaluation path: eval mode, cut only at the position
-limit, no normalisation):
-
-| the archive's pooler  | modules                                                                          |
-|-----------------------|----------------------------------------------------------------------------------|
-| ``cls_before_pooler`` | Transformer -> Pooling(cls)                                                      |
-| ``cls``               | Transformer -> Pooling(cls) -> Dense(the checkpoint's pooler MLP, tanh)          |
-| ``avg``               | Transformer -> Pooling(mean)                                                     |
-| ``avg_first_last``    | Transformer (all hidden states) -> WeightedLayerPooling(layers 1..L, weight 1 on 1 and L) -> Pooling(mean) |
-| ``avg_top2``          | Transformer (all hidden states) -> WeightedLayerPooling(layers L-1, L) -> Pooling(mean) |
-| a sum of encoders (TNCSE) | Transformer(I) -> Pooling -> AddedEncoder(II), a module of this archive copied into the directory, loaded with ``trust_remote_code=True`` |
-
-Supervised SimCSE's MLP is used at test time only with the ``cls`` pooler (SimCSE §6.3, Table 6: the MLP "w/ MLP"
-row); the archive keeps it as the checkpoint's BERT pooler (dense + tanh), which becomes a ``Dense`` module here.
-The training-time MLP of ``cls_before_pooler`` runs is not part of the evaluated model and is not exported.
-
-Every export is checked before it is kept: the directory is loaded back with sentence-transformers and must encode
-a fixed probe set (the STS-B dev sentences when the data is here, else a built-in list) to the archive's vectors
-within ``TOLERANCE``; otherwise nothing is written. The directory is written under a temporary name and renamed, and
-an existing directory is never overwritten.
+Built from sentence-transformers' own modules, so that ``SentenceTransformer(directory)`` gives the embeddings the
+archive evaluated (eval mode, cut only at the position limit, no normalisation): Transformer -> Pooling (cls or
+mean); ``cls`` adds a Dense module (the checkpoint's pooler MLP, tanh: SimCSE's test-time MLP, Table 6 "w/ MLP"),
+``avg_first_last`` and ``avg_top2`` a WeightedLayerPooling, and a sum of encoders (TNCSE) an AddedEncoder module
+copied into the directory (``trust_remote_code=True``). The training-time MLP of ``cls_before_pooler`` runs is not
+exported.
+Check: the directory is loaded back and must encode a fixed probe set (STS-B dev, else a built-in list) to the
+archive's vectors within ``TOLERANCE``, or nothing is written; it is written under a temporary name and renamed,
+and an existing directory is never overwritten.
+The module chain per pooler: docs/derivations.md#sentembexportsentence_transformerspy
 """
 
 from __future__ import annotations
@@ -40,9 +29,14 @@ from sentemb.models.summed_encoders import SummedEncoders
 TOLERANCE = 1e-5
 ADDED_ENCODER_FILE = Path(__file__).with_name("st_added_encoder.py")
 ADDED_ENCODER_REF = "st_added_encoder.AddedEncoder"
-PROBES = ["A man is playing a guitar.", "A woman is slicing an onion.", "The cat sat on the mat.",
-          "Two dogs run through a field of tall grass near the river.", "Stocks fell sharply on Monday.",
-          "He said that the meeting, which had been planned for weeks, would be postponed until further notice."]
+PROBES = [
+    "A man is playing a guitar.",
+    "A woman is slicing an onion.",
+    "The cat sat on the mat.",
+    "Two dogs run through a field of tall grass near the river.",
+    "Stocks fell sharply on Monday.",
+    "He said that the meeting, which had been planned for weeks, would be postponed until further notice.",
+]
 
 
 def _modules(encoder: SentenceEncoder, work: Path) -> list:
@@ -53,21 +47,35 @@ def _modules(encoder: SentenceEncoder, work: Path) -> list:
     encoder.save(work)
     layers = int(encoder.backbone.config.num_hidden_layers)
     hidden = encoder.pooler in ("avg_first_last", "avg_top2")
-    transformer = Transformer(str(work), max_seq_length=encoder.max_positions,
-                              config_kwargs={"output_hidden_states": True} if hidden else None)
+    transformer = Transformer(
+        str(work),
+        max_seq_length=encoder.max_positions,
+        config_kwargs={"output_hidden_states": True} if hidden else None,
+    )
     modules = [transformer]
     if encoder.pooler == "avg_first_last":  # (hidden_states[1] + hidden_states[L]) / 2, as sentemb.models.poolers
         weights = nn.Parameter(torch.tensor([1.0] + [0.0] * (layers - 2) + [1.0]), requires_grad=False)
-        modules.append(WeightedLayerPooling(encoder.dim, num_hidden_layers=layers, layer_start=1, layer_weights=weights))
+        modules.append(
+            WeightedLayerPooling(encoder.dim, num_hidden_layers=layers, layer_start=1, layer_weights=weights)
+        )
     elif encoder.pooler == "avg_top2":
         weights = nn.Parameter(torch.tensor([1.0, 1.0]), requires_grad=False)
-        modules.append(WeightedLayerPooling(encoder.dim, num_hidden_layers=layers, layer_start=layers - 1,
-                                            layer_weights=weights))
+        modules.append(
+            WeightedLayerPooling(encoder.dim, num_hidden_layers=layers, layer_start=layers - 1, layer_weights=weights)
+        )
     modules.append(Pooling(encoder.dim, pooling_mode="cls" if encoder.pooler.startswith("cls") else "mean"))
     if encoder.pooler == "cls":  # the checkpoint's pooler MLP on [CLS] (sentemb.models.poolers.uses_checkpoint_mlp)
         dense = encoder.backbone.pooler.dense
-        modules.append(Dense(encoder.dim, dense.out_features, bias=True, activation_function=nn.Tanh(),
-                             init_weight=dense.weight.detach().clone(), init_bias=dense.bias.detach().clone()))
+        modules.append(
+            Dense(
+                encoder.dim,
+                dense.out_features,
+                bias=True,
+                activation_function=nn.Tanh(),
+                init_weight=dense.weight.detach().clone(),
+                init_bias=dense.bias.detach().clone(),
+            )
+        )
     return modules
 
 
@@ -83,8 +91,10 @@ def build(model: SentenceEncoder | SummedEncoders, work: Path):
 
     first, *others = list(model.members)
     if len({m.pooler for m in model.members}) != 1 or first.pooler not in ("cls_before_pooler", "avg"):
-        raise ConfigError(f"a sum of encoders exports when every member pools by [CLS] without MLP or by the mean; "
-                          f"this one pools by {model.pooler}")
+        raise ConfigError(
+            f"a sum of encoders exports when every member pools by [CLS] without MLP or by the mean; "
+            f"this one pools by {model.pooler}"
+        )
     vocab = first.tokenizer.get_vocab()
     if any(m.tokenizer.get_vocab() != vocab for m in others):
         raise ConfigError("the summed encoders use different tokenizers; one tokenisation cannot feed them all")
@@ -107,8 +117,9 @@ def _add_module_file(directory: Path, n_added: int) -> None:
     shutil.copyfile(ADDED_ENCODER_FILE, directory / ADDED_ENCODER_FILE.name)
     entries = json.loads((directory / "modules.json").read_text())
     if sum(e["type"] == ADDED_ENCODER_REF for e in entries) != n_added:
-        raise SentembError(f"modules.json in {directory} does not list the {n_added} added encoder(s) as "
-                           f"{ADDED_ENCODER_REF}")
+        raise SentembError(
+            f"modules.json in {directory} does not list the {n_added} added encoder(s) as {ADDED_ENCODER_REF}"
+        )
 
 
 def max_difference(directory: Path, model, sentences: list[str], trust_remote_code: bool) -> float:
@@ -116,8 +127,9 @@ def max_difference(directory: Path, model, sentences: list[str], trust_remote_co
     with sentence-transformers (on the CPU, no normalisation, batch 64)."""
     from sentence_transformers import SentenceTransformer
 
-    loaded = SentenceTransformer(str(directory), device="cpu", trust_remote_code=trust_remote_code,
-                                 local_files_only=True)
+    loaded = SentenceTransformer(
+        str(directory), device="cpu", trust_remote_code=trust_remote_code, local_files_only=True
+    )
     theirs = loaded.encode(sentences, batch_size=64, convert_to_numpy=True, normalize_embeddings=False)
     ours = model.encode(sentences, batch_size=64)
     return float(np.max(np.abs(theirs.astype(np.float64) - ours.astype(np.float64))))
@@ -128,8 +140,9 @@ def export(model: SentenceEncoder | SummedEncoders, out: Path, card: str, probes
     {"directory", "max_abs_difference", "n_probes", "trust_remote_code"}. Refuses an existing ``out``."""
     out = Path(out)
     if out.exists():
-        raise SentembError(f"{out} already exists; the export never overwrites.\n  Fix: choose another --out, or "
-                           "delete it first.")
+        raise SentembError(
+            f"{out} already exists; the export never overwrites.\n  Fix: choose another --out, or delete it first."
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     summed = isinstance(model, SummedEncoders)
     probes = list(dict.fromkeys(probes or PROBES))
@@ -143,11 +156,19 @@ def export(model: SentenceEncoder | SummedEncoders, out: Path, card: str, probes
             _add_module_file(staged, len(model.members) - 1)
         difference = max_difference(staged, model, probes, trust_remote_code=summed)
         if not difference <= TOLERANCE:  # NaN fails too
-            raise SentembError(f"the exported model encodes {difference:.2e} away from the archive's model "
-                               f"(tolerance {TOLERANCE:.0e}); nothing was written to {out}")
-        result = {"directory": str(out), "max_abs_difference": difference, "n_probes": len(probes),
-                  "trust_remote_code": summed}
-        (staged / "README.md").write_text(card.replace("{max_abs_difference}", f"{difference:.1e}")
-                                          .replace("{n_probes}", str(len(probes))), encoding="utf-8")
+            raise SentembError(
+                f"the exported model encodes {difference:.2e} away from the archive's model "
+                f"(tolerance {TOLERANCE:.0e}); nothing was written to {out}"
+            )
+        result = {
+            "directory": str(out),
+            "max_abs_difference": difference,
+            "n_probes": len(probes),
+            "trust_remote_code": summed,
+        }
+        (staged / "README.md").write_text(
+            card.replace("{max_abs_difference}", f"{difference:.1e}").replace("{n_probes}", str(len(probes))),
+            encoding="utf-8",
+        )
         os.replace(staged, out)
     return result

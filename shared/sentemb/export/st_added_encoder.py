@@ -63,10 +63,24 @@ class AddedEncoder(Module):
         self.model.save_pretrained(os.path.join(output_path, "encoder"), safe_serialization=safe_serialization)
 
     @classmethod
-    def load(cls, model_name_or_path: str, subfolder: str = "", token=None, cache_folder=None, revision=None,
-             local_files_only: bool = False, **kwargs) -> "AddedEncoder":
-        folder = cls.load_dir_path(model_name_or_path, subfolder=subfolder, token=token, cache_folder=cache_folder,
-                                   revision=revision, local_files_only=local_files_only)
+    def load(
+        cls,
+        model_name_or_path: str,
+        subfolder: str = "",
+        token=None,
+        cache_folder=None,
+        revision=None,
+        local_files_only: bool = False,
+        **kwargs,
+    ) -> "AddedEncoder":
+        folder = cls.load_dir_path(
+            model_name_or_path,
+            subfolder=subfolder,
+            token=token,
+            cache_folder=cache_folder,
+            revision=revision,
+            local_files_only=local_files_only,
+        )
         with open(os.path.join(folder, cls.config_file_name), encoding="utf-8") as handle:
             config = json.load(handle)
         return cls(pooling=config["pooling"], model_path=os.path.join(folder, "encoder"))

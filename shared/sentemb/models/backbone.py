@@ -20,10 +20,14 @@ import warnings
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
 from sentemb.errors import ConfigError
+
+if TYPE_CHECKING:
+    import transformers
 
 TINY_RANDOM_BERT = "tiny-random-bert"
 MINILM = "all-MiniLM-L6-v2"
@@ -137,8 +141,12 @@ def _tiny_random_bert(seed: int, dropout: float | None) -> tuple[object, "transf
     transformers = _transformers()
     tokenizer = load_tokenizer(TINY_RANDOM_BERT)
     config = transformers.BertConfig(
-        vocab_size=tokenizer.vocab_size, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=128, max_position_embeddings=512,
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=128,
+        max_position_embeddings=512,
         hidden_dropout_prob=0.1 if dropout is None else dropout,
         attention_probs_dropout_prob=0.1 if dropout is None else dropout,
     )
@@ -157,8 +165,11 @@ def _hub_kwargs(name: str, revision: str | None) -> dict[str, str]:
         return {}
     if pinned != UNPINNED:
         return {"revision": pinned}
-    warnings.warn(f"hub backbone {name!r} has no pinned revision: loading the hub's moving 'main'. "
-                  f"Pass revision=<commit> or add it to HUB_REVISIONS in {__name__}.", stacklevel=3)
+    warnings.warn(
+        f"hub backbone {name!r} has no pinned revision: loading the hub's moving 'main'. "
+        f"Pass revision=<commit> or add it to HUB_REVISIONS in {__name__}.",
+        stacklevel=3,
+    )
     return {}
 
 

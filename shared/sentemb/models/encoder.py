@@ -23,13 +23,12 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from sentemb.progress import progress as progress_bar
 
 from sentemb.errors import ConfigError
 from sentemb.models.backbone import load_backbone
 from sentemb.models.poolers import NEEDS_HIDDEN_STATES, POOLERS, pool, uses_checkpoint_mlp
 from sentemb.precision import autocast
-
+from sentemb.progress import progress as progress_bar
 
 #: model types whose position ids start after the padding index (transformers' create_position_ids_from_input_ids)
 POSITIONS_AFTER_PADDING = {"roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text", "xmod"}
@@ -111,7 +110,9 @@ class SentenceEncoder(nn.Module):
             rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
         return rep, out.last_hidden_state
 
-    def forward_with_pooler_output(self, input_ids, attention_mask, token_type_ids=None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward_with_pooler_output(
+        self, input_ids, attention_mask, token_type_ids=None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Training path returning (the pooled representation, BERT's ``pooler_output``) from one forward pass.
 
         ``pooler_output`` is the backbone's pooler module (dense + tanh) on [CLS], whatever this encoder's pooler;
@@ -138,8 +139,9 @@ class SentenceEncoder(nn.Module):
             self.truncated_sentences += int(sum(n > self.max_positions for n in self._token_lengths(unique)))
 
     @torch.inference_mode()
-    def encode(self, sentences: list[str], batch_size: int = 64, progress: bool | str = False,
-               precision: str = "fp32") -> np.ndarray:
+    def encode(
+        self, sentences: list[str], batch_size: int = 64, progress: bool | str = False, precision: str = "fp32"
+    ) -> np.ndarray:
         """float32 embeddings (n, dim) in the order of ``sentences`` (SentEval's evaluation path)."""
         unique = list(dict.fromkeys(sentences))
         if not unique:

@@ -11,7 +11,8 @@
 The training-time MLP is owned by the objective that trains it (``sentemb.objectives.simcse``); the encoder
 itself applies an MLP only on the evaluation path of ``cls``, and that MLP is the checkpoint's ``pooler``
 module (dense + tanh on [CLS], exactly BERT's pooler): a trained SimCSE checkpoint stores its MLP there and any
-Hugging Face user gets it back as ``pooler_output`` (this is what SimCSE's ``simcse_to_huggingface.py`` does). Averages are over non-padding tokens. ``avg_first_last`` uses
+Hugging Face user gets it back as ``pooler_output`` (this is what SimCSE's ``simcse_to_huggingface.py`` does). Averages
+are over non-padding tokens. ``avg_first_last`` uses
 ``hidden_states[1]`` (first Transformer layer) as SimCSE's code has since commit 206d7ae; the
 paper's "first-last avg." numbers used ``hidden_states[0]`` (the embedding layer).
 """

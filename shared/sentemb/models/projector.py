@@ -12,7 +12,11 @@ from torch import nn
 class ExpanderProjector(nn.Sequential):
     def __init__(self, in_dim: int, width: int = 8192, last_bias: bool = False) -> None:
         super().__init__(
-            nn.Linear(in_dim, width), nn.BatchNorm1d(width), nn.ReLU(inplace=True),
-            nn.Linear(width, width), nn.BatchNorm1d(width), nn.ReLU(inplace=True),
+            nn.Linear(in_dim, width),
+            nn.BatchNorm1d(width),
+            nn.ReLU(inplace=True),
+            nn.Linear(width, width),
+            nn.BatchNorm1d(width),
+            nn.ReLU(inplace=True),
             nn.Linear(width, width, bias=last_bias),
         )

@@ -14,13 +14,15 @@ from sentemb.models.encoder import SentenceEncoder
 from sentemb.models.summed_encoders import SummedEncoders, saved_members
 
 
-def load_saved_model(directory: Path, pooler: str, dropout: float | None = None, seed: int = 0,
-                     name: str = "") -> SentenceEncoder | SummedEncoders:
+def load_saved_model(
+    directory: Path, pooler: str, dropout: float | None = None, seed: int = 0, name: str = ""
+) -> SentenceEncoder | SummedEncoders:
     members = saved_members(directory)
     if members is None:
         return SentenceEncoder.from_name(str(directory), pooler, dropout=dropout, seed=seed)
-    return SummedEncoders([SentenceEncoder.from_name(str(m), pooler, dropout=dropout, seed=seed) for m in members],
-                          name=name)
+    return SummedEncoders(
+        [SentenceEncoder.from_name(str(m), pooler, dropout=dropout, seed=seed) for m in members], name=name
+    )
 
 
 def is_saved_model(directory: Path) -> bool:

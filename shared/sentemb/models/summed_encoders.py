@@ -1,24 +1,16 @@
 """SummedEncoders: an evaluated model whose embedding is the sum of several encoders' embeddings.
 
-TNCSE (Zong et al., AAAI 2025, Figure 3 "inference") evaluates CLS(encoder I) + CLS(encoder II): the official
-``evaluation_CKPT.py`` adds the two [CLS] vectors of the last layer, with no MLP. The plain ensemble of two
-SimCSE encoders (TNCSE Table 3/4 "None") is the same model before training.
-
-Everything that consumes an evaluated model (the STS-B dev evaluator during training, the final evaluation,
-the MTEB adapter, derived analyses, the saved ``best/`` directory) uses the interface that
-:class:`~sentemb.models.encoder.SentenceEncoder` and this class share: ``encode``, ``save``, ``name``,
-``pooler``, ``dim``, ``device``, ``max_positions``, ``packaged_with_normalize``, ``truncated_sentences``, and
-``nn.Module``'s ``eval``/``train``/``parameters``. None of them knows which of the two it holds.
-
-``encode`` runs each member's own evaluation path (eval mode, no truncation below the position limit) and adds
-the float32 outputs, so the sum is exactly the official one. A member can come with ``known`` embeddings: what that
-very model already produced on its own evaluation path (a recorded run's final-evaluation embeddings, kept by
-:mod:`sentemb.evaluate.embedding_cache`). Sentences found there are not encoded again; the others are. This is how
-the plain ensemble of two recorded runs (TNCSE Table 3/4 "None") costs seconds instead of two encodings of every
-evaluation sentence. Taken from a lookup or encoded, a member's vector is the same up to float rounding (the
-batches that encode it differ, ~1e-7). ``save(directory)`` writes one Hugging Face
-directory per member (``encoder_1/``, ``encoder_2/``, ...) and ``summed_encoders.json`` naming them;
-:func:`sentemb.models.saved.load_saved_model` reads either layout back.
+TNCSE (Zong et al., AAAI 2025, Figure 3 "inference") evaluates CLS(encoder I) + CLS(encoder II), the last layer's
+[CLS] vectors added with no MLP, as the official ``evaluation_CKPT.py``; before training the same model is the plain
+ensemble of two SimCSE encoders (TNCSE Table 3/4 "None").
+Interface: the one :class:`~sentemb.models.encoder.SentenceEncoder` has (``encode``, ``save``, ``name``, ``pooler``,
+``dim``, ``device``, ``max_positions``, ``packaged_with_normalize``, ``truncated_sentences``, ``nn.Module``'s
+``eval``/``train``/``parameters``), so no consumer knows which of the two it holds.
+``encode`` adds the members' float32 outputs on their own evaluation paths (exactly the official sum); a member's
+``known`` embeddings (:mod:`sentemb.evaluate.embedding_cache`) are reused, equal to encoding up to float rounding
+(~1e-7). ``save`` writes ``encoder_1/``, ``encoder_2/``, ... and ``summed_encoders.json``, read back by
+:func:`sentemb.models.saved.load_saved_model`.
+The interface and the lookups in full: docs/derivations.md#sentembmodelssummed_encoderspy
 """
 
 from __future__ import annotations
@@ -38,8 +30,12 @@ MANIFEST = "summed_encoders.json"
 
 
 class SummedEncoders(nn.Module):
-    def __init__(self, members: Sequence[SentenceEncoder], name: str = "",
-                 known: Sequence[Mapping[str, np.ndarray] | None] | None = None) -> None:
+    def __init__(
+        self,
+        members: Sequence[SentenceEncoder],
+        name: str = "",
+        known: Sequence[Mapping[str, np.ndarray] | None] | None = None,
+    ) -> None:
         super().__init__()
         if len(members) < 2:
             raise ConfigError(f"a sum of encoders needs at least two members, got {len(members)}")
@@ -81,8 +77,9 @@ class SummedEncoders(nn.Module):
         return max(m.truncated_sentences for m in self.members)
 
     @torch.inference_mode()
-    def encode(self, sentences: list[str], batch_size: int = 64, progress: bool | str = False,
-               precision: str = "fp32") -> np.ndarray:
+    def encode(
+        self, sentences: list[str], batch_size: int = 64, progress: bool | str = False, precision: str = "fp32"
+    ) -> np.ndarray:
         """float32 (n, dim): the sum of the members' embeddings of ``sentences``, in input order."""
         total = None
         for i, (member, known) in enumerate(zip(self.members, self.known), start=1):
@@ -91,8 +88,9 @@ class SummedEncoders(nn.Module):
                 unique = list(dict.fromkeys(sentences))
                 missing = [s for s in unique if s not in known]
                 member.count_truncated([s for s in unique if s in known])
-                fresh = dict(zip(missing, member.encode(missing, batch_size=batch_size, progress=label,
-                                                        precision=precision)))
+                fresh = dict(
+                    zip(missing, member.encode(missing, batch_size=batch_size, progress=label, precision=precision))
+                )
                 vectors = np.zeros((len(sentences), self.dim), dtype=np.float32)
                 for row, s in enumerate(sentences):
                     vectors[row] = known[s] if s in known else fresh[s]
@@ -107,8 +105,11 @@ class SummedEncoders(nn.Module):
         names = [f"encoder_{i}" for i in range(1, len(self.members) + 1)]
         for member, name in zip(self.members, names):
             member.save(directory / name)
-        manifest = {"model": "sum of encoders' embeddings", "members": names,
-                    "poolers": [m.pooler for m in self.members]}
+        manifest = {
+            "model": "sum of encoders' embeddings",
+            "members": names,
+            "poolers": [m.pooler for m in self.members],
+        }
         (directory / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
 
 
@@ -120,6 +121,7 @@ def saved_members(directory: Path) -> list[Path] | None:
     try:
         names = json.loads(manifest.read_text())["members"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{manifest} cannot be read ({exc}).\n  Fix: delete {directory} and run the spec "
-                          "again.") from exc
+        raise ConfigError(
+            f"{manifest} cannot be read ({exc}).\n  Fix: delete {directory} and run the spec again."
+        ) from exc
     return [Path(directory) / name for name in names]

@@ -5,10 +5,10 @@
 | ``infonce``                | SimCSE: unsupervised InfoNCE (Eq. 4), supervised with hard negatives (Eq. 5, 8) |
 | ``off_dropout_infonce``    | SimCSE++: decoupled / off-dropout InfoNCE (Eq. 2-3), +/-Noise (Table 1)  |
 | ``dimension_contrastive``  | SimCSE++: dimension-wise contrastive learning, DCL (Eq. 5-6)             |
-| ``barlow_twins``           | Barlow Twins (non-contrastive Eq. 2, SimCSE++ Eq. 4), Gaussian padding, correlation rank |
+| ``barlow_twins`` | Barlow Twins (non-contrastive Eq. 2, SimCSE++ Eq. 4), Gaussian padding, correlation rank |
 | ``vicreg``                 | VICReg (non-contrastive Eq. 3)                                          |
 | ``non_contrastive``        | BT / VICReg / BT on pairs as training objectives: views, projector (§3) |
-| ``tensor_norm``            | TNCSE: l_TN (Eq. 1, 3), InfoNCE (Eq. 4), ICNCE (Eq. 5), L_TN (Eq. 6), ICTN (Eq. 7), total (Eq. 8) |
+| ``tensor_norm`` | TNCSE: l_TN (Eq. 1, 3), InfoNCE (Eq. 4), ICNCE (Eq. 5), L_TN (Eq. 6), ICTN (Eq. 7), total (Eq. 8) |
 | ``declutr``                | DeCLUTR: NT-Xent with mean positives (Eq. 2), MLM on anchors, total (Eq. 3) |
 | ``masked_lm``              | BERT masking, L_MLM and a fresh tied head (DeCLUTR Eq. 3; SimCSE Table D.2) |
 """
@@ -37,9 +37,29 @@ from sentemb.objectives.tensor_norm import (
 from sentemb.objectives.vicreg import VICReg
 
 __all__ = [
-    "BarlowTwins", "DecoupledInfoNCE", "DeclutrContrastiveLoss", "DimensionWiseContrastive", "SupervisedInfoNCE",
-    "TNCSELoss", "UnsupervisedInfoNCE", "VICReg", "add_gaussian_noise", "correlation_rank", "cross_correlation",
-    "declutr_loss", "encode_without_dropout", "gaussian_padding", "icnce", "ictn", "interleave_views",
-    "interleaved_infonce", "mask_tokens_for_mlm", "masked_lm_loss", "mean_of_dropout_samples", "nt_xent",
-    "tensor_norm_distance", "tensor_norm_loss", "tn_surface",
+    "BarlowTwins",
+    "DecoupledInfoNCE",
+    "DeclutrContrastiveLoss",
+    "DimensionWiseContrastive",
+    "SupervisedInfoNCE",
+    "TNCSELoss",
+    "UnsupervisedInfoNCE",
+    "VICReg",
+    "add_gaussian_noise",
+    "correlation_rank",
+    "cross_correlation",
+    "declutr_loss",
+    "encode_without_dropout",
+    "gaussian_padding",
+    "icnce",
+    "ictn",
+    "interleave_views",
+    "interleaved_infonce",
+    "mask_tokens_for_mlm",
+    "masked_lm_loss",
+    "mean_of_dropout_samples",
+    "nt_xent",
+    "tensor_norm_distance",
+    "tensor_norm_loss",
+    "tn_surface",
 ]

@@ -1,45 +1,37 @@
 """What a training objective is: the loss of a batch of rows, the parameters it declares, the modules it owns,
 and the embedding that is evaluated.
 
-Modelled on sentence-transformers' ``losses/``: an objective is an ``nn.Module`` built around the encoder it
-trains. Everything it adds (SimCSE's MLP, a projector, an MLM head, a second encoder) is a submodule, so
-the training loop optimises, checkpoints and resumes ``objective.parameters()`` / ``objective.state_dict()``
-without knowing what is inside. An objective declares its hyperparameters once, as :class:`Param` entries
-next to its loss; a spec names the objective and gives values for them, and :meth:`TrainingObjective.resolve`
-validates those values (unknown name, wrong type, out of range: a ConfigError naming the objective and
-listing its parameters).
+Modelled on sentence-transformers' ``losses/``: an objective is an ``nn.Module`` built around the encoder it trains.
+Everything it adds (SimCSE's MLP, a projector, an MLM head, a second encoder) is a submodule, so the training loop
+optimises, checkpoints and resumes ``objective.parameters()`` / ``objective.state_dict()`` without knowing what is
+inside. It declares its hyperparameters once, as :class:`Param` entries next to its loss; a spec names the objective
+and gives values for them, and :meth:`TrainingObjective.resolve` validates them (a ConfigError naming the objective
+and listing its parameters).
 
-A subclass sets:
-
-- ``name``: the objective's name in specs and run records;
-- ``params``: its parameters (:class:`Param`);
-- ``rows``: the kind of training rows it reads (``"sentences"``, ``"nli_triples"``; see
-  :data:`sentemb.data.corpora.ROW_LOADERS`) and ``sequences_per_row``, the sequences it encodes per row (for
-  throughput figures);
-
-and implements ``forward(rows, rng) -> loss`` (``rng``: a ``random.Random`` seeded by run seed and step, for
-text augmentations, so that a resumed run draws the same augmentations) and, when the evaluated embedding is
-not the encoder's own, :meth:`evaluation_encoder`.
+A subclass sets ``name`` (in specs and records), ``params``, ``rows`` (the kind of training rows it reads:
+``"sentences"``, ``"nli_triples"``; :data:`sentemb.data.corpora.ROW_LOADERS`) and ``sequences_per_row`` (for
+throughput figures); it implements ``forward(rows, rng) -> loss`` (``rng``: a ``random.Random`` seeded by run seed
+and step, for text augmentations, so that a resumed run draws the same ones) and, when the evaluated embedding is
+not the encoder's own, :meth:`evaluation_encoder` (e.g. a :class:`~sentemb.models.summed_encoders.SummedEncoders`).
 
 An objective that trains several encoders jointly (TNCSE) sets ``n_encoders`` and overrides :meth:`build`; the run
-executor then hands it that many encoders (from the backbone, or from the spec's ``init_runs``). ``self.encoder``
-is always the first; the others are submodules like any module the objective owns. Its
-:meth:`evaluation_encoder` returns whatever model is evaluated (e.g. a
-:class:`~sentemb.models.summed_encoders.SummedEncoders`), with the interface every evaluator uses.
+executor hands it that many encoders (from the backbone, or from the spec's ``init_runs``). ``self.encoder`` is
+always the first; the others are submodules like any module the objective owns.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
 
+from sentemb import distributed
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
-from sentemb.train import distributed
 
 
 @dataclass(frozen=True)
@@ -95,12 +87,13 @@ class Param:
 
 class TrainingObjective(nn.Module):
     name: ClassVar[str]
+    reference: ClassVar[str] = ""  # the paper (and part) it comes from, as a model card names it
     params: ClassVar[tuple[Param, ...]] = ()
     rows: ClassVar[str] = "sentences"
     sequences_per_row: ClassVar[int] = 2
     n_encoders: ClassVar[int] = 1
     #: how gradients through the gathered global batch scale under torchrun (the spec's ``ddp_gradients``, set by
-    #: :func:`sentemb.train.loop.prepare_objective`; see :mod:`sentemb.train.distributed`)
+    #: :func:`sentemb.train.loop.prepare_objective`; see :mod:`sentemb.distributed`)
     ddp_gradients: str = "global"
 
     def __init__(self, encoder: SentenceEncoder, max_len: int) -> None:
@@ -109,7 +102,7 @@ class TrainingObjective(nn.Module):
         self.max_len = max_len
 
     @classmethod
-    def build(cls, encoders: Sequence[SentenceEncoder], max_len: int, params: Mapping[str, Any]) -> "TrainingObjective":
+    def build(cls, encoders: Sequence[SentenceEncoder], max_len: int, params: Mapping[str, Any]) -> TrainingObjective:
         """The objective around ``encoders`` (``n_encoders`` of them) with resolved ``params``."""
         cls.check_encoders(encoders)
         return cls(encoders[0], max_len, **params)
@@ -172,7 +165,7 @@ class TrainingObjective(nn.Module):
 
     def global_batch(self, *local: torch.Tensor):
         """These local embeddings over the global batch: all-gathered across the processes of a torchrun run (the
-        local slot keeps its gradient; :mod:`sentemb.train.distributed`), unchanged in one process. Objectives pass
+        local slot keeps its gradient; :mod:`sentemb.distributed`), unchanged in one process. Objectives pass
         what their in-batch negatives and batch statistics are computed from."""
         return distributed.global_batch(*local, gradients=self.ddp_gradients)
 

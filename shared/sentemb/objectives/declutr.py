@@ -1,49 +1,21 @@
 """DeCLUTR's objectives (Giorgi et al., 2021): NT-Xent over anchors and mean positives, plus MLM.
 
-Mean positive (§3.1; the equation's number is lost in the extracted text, it is the display
-before Eq. 2): with N documents, A anchors per document and P positives per anchor, anchor i
-(i = 1 ... AN) gets the embedding e_i = g(f(s_i)) and its positive embedding is
-
-    e_{i+AN} = (1/P) * sum_{p=1..P} g(f(s_{i+pAN}))
-
-Contrastive loss, Eq. 2 (§3.1), over the 2AN embeddings {e_1 ... e_2AN}:
-
-    L_contrastive = sum_{i=1..AN} [ l(i, i+AN) + l(i+AN, i) ]
-    l(i, j) = -log  exp(sim(e_i, e_j)/tau) / sum_{k=1..2AN} 1[k != i] exp(sim(e_i, e_k)/tau)
-
-sim is cosine similarity; every embedding other than e_i and its partner is a negative (the
-other 2(AN-1), including the hard negatives from the same document). This is SimCLR's NT-Xent;
-tau = 0.05 in the paper and the official config. The paper writes a sum; the official code uses
-pytorch-metric-learning's NTXentLoss, which averages over the 2AN (anchor, positive) pairs. We
-follow the code: the loss is the mean of the 2AN terms, i.e. L_contrastive / (2AN).
-
-Two forms of it (the objective's ``loss_form``): ``exact`` (:func:`nt_xent`, the default) is Eq. 2 as a cross
-entropy, exact at any tau; ``official`` (:func:`nt_xent_official`) is pytorch-metric-learning's NTXentLoss, which
-computes each term as -log(n / d + tiny): equal to Eq. 2 while a term is below -log(tiny) (87.3 in float32), but a
-pair whose positive is far below its negatives is capped there and its gradient fades to 0, which happens at
-Figure 2's tau = 5e-4 and not at 0.05. Figure 2's grid uses the exact form.
-
-MLM, Eq. 3 (§3.2): BERT's masked language modelling on every anchor span,
-
-    L = L_contrastive + L_MLM
-
-a plain unweighted sum (the official code also uses weight 1), L_MLM being BERT's masked language modelling
-(``masked_lm.py``: masking, loss and the fresh tied head). Official-code facts: the *masked* anchors are the ones
-encoded for both L_MLM and L_contrastive (positives are never masked), and padding is never selected.
-
-Layout of the positives: **anchor-major**, (AN, P, d), row i holding the P positives of anchor i. The paper
-indexes positives as s_{i+pAN} (positive-major); the official reader and model lay them out anchor-major
-(``reshape(num_anchors, -1, dim)``), and so does :func:`sentemb.augment.span_sampler.sample_anchor_positive_spans`
-(``positive_spans[a]`` are anchor a's). :class:`DeCLUTR` stacks the sampler's spans in that order, and
-:class:`DeclutrContrastiveLoss` averages over axis 1. The two orders give the same loss when each is read with its
-own indexing; mixing them would average positives of different anchors.
-
-:class:`DeCLUTR` is the training objective (§3, Eq. 3): per step, A anchors and P positives per anchor from each of
-the N documents of the batch, spans encoded with mean pooling, NT-Xent over the 2AN embeddings, plus MLM on the
-(masked) anchors. The MLM head is the objective's own, fresh and tied to the input embeddings
-(:func:`~sentemb.objectives.masked_lm.tied_mlm_head`); the official code (AllenNLP's ``mlm`` embedder) uses the
-checkpoint's own pretrained LM head; on the full profile's RoBERTa this
-archive still starts from a fresh head, a deviation to remove when the full profile runs.
+Equations (§3.1-3.2), N documents, A anchors each, P positives per anchor:
+    mean positive (the display before Eq. 2)  e_{i+AN} = (1/P) sum_p g(f(s_{i+pAN}))
+    Eq. 2  L_contrastive = sum_i [l(i, i+AN) + l(i+AN, i)], l the cosine NT-Xent over the 2AN embeddings, tau 0.05
+    Eq. 3  L = L_contrastive + L_MLM, unweighted (as the official code), MLM on the anchor spans
+Official code: the mean of the 2AN terms instead of Eq. 2's sum (pytorch-metric-learning's NTXentLoss; followed
+    here). ``loss_form``: ``exact`` (:func:`nt_xent`, default, Eq. 2 at any tau) or ``official``
+    (:func:`nt_xent_official`, -log(n / d + tiny): capped at 87.3 in float32, which bites at tau = 5e-4; Figure 2's
+    grid uses ``exact``). The masked anchors feed both losses; positives are never masked.
+Inputs: positives anchor-major, (AN, P, d) (the official layout and the span sampler's; the paper indexes them
+    positive-major), averaged over axis 1.
+Deviation: the MLM head is fresh and tied to the input embeddings; the official code uses the checkpoint's own
+    pretrained LM head (on the full profile's RoBERTa: a deviation to remove when the full profile runs).
+References: Giorgi et al., 2021, §3.1 (Eq. 2), §3.2 (Eq. 3).
+Relations: :mod:`sentemb.augment.span_sampler` (the spans), :mod:`sentemb.objectives.masked_lm` (L_MLM),
+    :mod:`sentemb.data.documents` (the documents).
+Derivation and the official code: docs/derivations.md#sentembobjectivesdeclutrpy
 """
 
 from __future__ import annotations
@@ -55,8 +27,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sentemb.augment.span_sampler import (POSITIVE_VIEWS, DocumentTooShortError, minimum_document_length,
-                                          sample_anchor_positive_spans)
+from sentemb.augment.span_sampler import (
+    POSITIVE_VIEWS,
+    DocumentTooShortError,
+    minimum_document_length,
+    sample_anchor_positive_spans,
+)
 from sentemb.data.documents import Document, TokenisedDocument, long_enough, tokenise
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
@@ -212,23 +188,27 @@ class MemoryBankContrastiveLoss(nn.Module):
         super().__init__()
         from pytorch_metric_learning.losses import CrossBatchMemory, NTXentLoss
 
-        self.memory = CrossBatchMemory(NTXentLoss(temperature=temperature), embedding_size=dim,
-                                       memory_size=memory_size)
+        self.memory = CrossBatchMemory(NTXentLoss(temperature=temperature), embedding_size=dim, memory_size=memory_size)
         self.pairs_seen = 0
 
     @fp32_loss
     def forward(self, anchor_embeddings: torch.Tensor, positive_embeddings: torch.Tensor) -> torch.Tensor:
         count = anchor_embeddings.shape[0]
         if 2 * count > self.memory.memory_size:
-            raise ConfigError(f"memory_size {self.memory.memory_size} is smaller than a step's {2 * count} embeddings "
-                              "(2 x anchors): make it at least that")
+            raise ConfigError(
+                f"memory_size {self.memory.memory_size} is smaller than a step's {2 * count} embeddings "
+                "(2 x anchors): make it at least that"
+            )
         labels = torch.arange(self.pairs_seen, self.pairs_seen + count, device=anchor_embeddings.device).repeat(2)
         self.pairs_seen += count
         return self.memory(torch.cat([anchor_embeddings, positive_embeddings.mean(dim=1)]), labels)
 
     def get_extra_state(self) -> dict:
-        return {"queue_idx": int(self.memory.queue_idx), "has_been_filled": bool(self.memory.has_been_filled),
-                "pairs_seen": self.pairs_seen}
+        return {
+            "queue_idx": int(self.memory.queue_idx),
+            "has_been_filled": bool(self.memory.has_been_filled),
+            "pairs_seen": self.pairs_seen,
+        }
 
     def set_extra_state(self, state: dict) -> None:
         self.memory.queue_idx, self.memory.has_been_filled = state["queue_idx"], state["has_been_filled"]
@@ -248,6 +228,7 @@ class DeCLUTR(TrainingObjective):
     """
 
     name = "declutr"
+    reference = "DeCLUTR (Giorgi et al., ACL 2021)"
     rows = "documents"
     params = (
         Param("num_anchors", int, 2, "A, anchors sampled per document (§3.1)", low=1),
@@ -257,25 +238,68 @@ class DeCLUTR(TrainingObjective):
         Param("temperature", float, 0.05, "tau of Eq. 2", low=0.0, low_open=True),
         Param("contrastive", bool, True, "include L_contrastive (Figure 3: false = MLM only)"),
         Param("mlm_weight", float, 1.0, "weight of L_MLM in Eq. 3 (1 in the paper; 0 = contrastive only)", low=0.0),
-        Param("positive_views", str, "any", "which positives (Figure 2c): overlapping/adjacent/subsumed, or one view",
-              choices=POSITIVE_VIEWS),
-        Param("projection", str, "none", "head between pooler and loss, training only (Figure S1a, Eq. S1)",
-              choices=PROJECTIONS),
+        Param(
+            "positive_views",
+            str,
+            "any",
+            "which positives (Figure 2c): overlapping/adjacent/subsumed, or one view",
+            choices=POSITIVE_VIEWS,
+        ),
+        Param(
+            "projection",
+            str,
+            "none",
+            "head between pooler and loss, training only (Figure S1a, Eq. S1)",
+            choices=PROJECTIONS,
+        ),
         Param("projection_dim", int, 128, "output width of the projection head (Figure S1a)", low=1),
-        Param("memory_size", int, 0, "queue of a cross-batch memory of embeddings, extra negatives (Figure S1b); "
-              "0: none", low=0),
-        Param("min_document_tokens", int, 0, "train on the documents of at least this many subword tokens, one set "
-              "for every A and l_max (the paper: OpenWebText documents of >= 2048 tokens); >= 2 * A * l_max; 0: the "
-              "sampler's bound 2 * A * l_max", low=0, added=True),
-        Param("loss_form", str, "exact", "NT-Xent as Eq. 2 (exact) or as the official code's pytorch-metric-learning "
-              "NTXentLoss (official: each pair's loss capped at -log(float32 tiny) = 87.3); a memory bank is always "
-              "the official form", choices=LOSS_FORMS, added=True),
+        Param(
+            "memory_size",
+            int,
+            0,
+            "queue of a cross-batch memory of embeddings, extra negatives (Figure S1b); 0: none",
+            low=0,
+        ),
+        Param(
+            "min_document_tokens",
+            int,
+            0,
+            "train on the documents of at least this many subword tokens, one set "
+            "for every A and l_max (the paper: OpenWebText documents of >= 2048 tokens); >= 2 * A * l_max; 0: the "
+            "sampler's bound 2 * A * l_max",
+            low=0,
+            added=True,
+        ),
+        Param(
+            "loss_form",
+            str,
+            "exact",
+            "NT-Xent as Eq. 2 (exact) or as the official code's pytorch-metric-learning "
+            "NTXentLoss (official: each pair's loss capped at -log(float32 tiny) = 87.3); a memory bank is always "
+            "the official form",
+            choices=LOSS_FORMS,
+            added=True,
+        ),
     )
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, num_anchors: int, num_positives: int,
-                 min_span_len: int, max_span_len: int, temperature: float, contrastive: bool,
-                 mlm_weight: float, positive_views: str, projection: str, projection_dim: int,
-                 memory_size: int, min_document_tokens: int = 0, loss_form: str = "exact") -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        max_len: int,
+        num_anchors: int,
+        num_positives: int,
+        min_span_len: int,
+        max_span_len: int,
+        temperature: float,
+        contrastive: bool,
+        mlm_weight: float,
+        positive_views: str,
+        projection: str,
+        projection_dim: int,
+        memory_size: int,
+        min_document_tokens: int = 0,
+        loss_form: str = "exact",
+    ) -> None:
         super().__init__(encoder, max_len)
         self.num_anchors, self.num_positives = num_anchors, num_positives
         self.min_span_len, self.max_span_len = min_span_len, max_span_len
@@ -284,9 +308,13 @@ class DeCLUTR(TrainingObjective):
         self.contrastive, self.mlm_weight, self.positive_views = contrastive, mlm_weight, positive_views
         self.sequences_per_row = num_anchors * (1 + num_positives)  # spans encoded per document
         self.projection = projection_head(projection, encoder.dim, projection_dim)
-        self.contrastive_loss = (DeclutrContrastiveLoss(temperature, loss_form) if memory_size == 0 else
-                                 MemoryBankContrastiveLoss(temperature, projection_dim if projection != "none"
-                                                           else encoder.dim, memory_size))
+        self.contrastive_loss = (
+            DeclutrContrastiveLoss(temperature, loss_form)
+            if memory_size == 0
+            else MemoryBankContrastiveLoss(
+                temperature, projection_dim if projection != "none" else encoder.dim, memory_size
+            )
+        )
         self.mlm_loss = MaskedLMLoss(tied_mlm_head(encoder)) if mlm_weight > 0 else None
 
     @classmethod
@@ -298,9 +326,11 @@ class DeCLUTR(TrainingObjective):
             problems.append("contrastive=false with mlm_weight=0 leaves no loss")
         bound = minimum_document_length(params["num_anchors"], params["max_span_len"])
         if 0 < params["min_document_tokens"] < bound:
-            problems.append(f"min_document_tokens {params['min_document_tokens']} is below the {bound} tokens the span "
-                            f"sampler needs (2 * num_anchors * max_span_len = 2 * {params['num_anchors']} * "
-                            f"{params['max_span_len']}): set it to at least {bound}, or 0 for exactly that bound")
+            problems.append(
+                f"min_document_tokens {params['min_document_tokens']} is below the {bound} tokens the span "
+                f"sampler needs (2 * num_anchors * max_span_len = 2 * {params['num_anchors']} * "
+                f"{params['max_span_len']}): set it to at least {bound}, or 0 for exactly that bound"
+            )
         return problems
 
     def select_rows(self, documents: Sequence[Document]) -> list[TokenisedDocument]:
@@ -314,9 +344,14 @@ class DeCLUTR(TrainingObjective):
         for document in documents:
             try:
                 spans = sample_anchor_positive_spans(
-                    document.token_ids, rng, num_anchors=self.num_anchors, num_positives=self.num_positives,
-                    min_span_len=self.min_span_len, max_span_len=self.max_span_len,
-                    positive_views=self.positive_views)
+                    document.token_ids,
+                    rng,
+                    num_anchors=self.num_anchors,
+                    num_positives=self.num_positives,
+                    min_span_len=self.min_span_len,
+                    max_span_len=self.max_span_len,
+                    positive_views=self.positive_views,
+                )
             except DocumentTooShortError as exc:
                 raise DocumentTooShortError(f"document {document.id!r}: {exc}") from None
             anchors.extend(spans.anchor_tokens)
@@ -343,8 +378,12 @@ class DeCLUTR(TrainingObjective):
             tokenizer = self.encoder.tokenizer
             generator = torch.Generator().manual_seed(rng.getrandbits(63))
             masked, labels = mask_tokens_for_mlm(
-                anchor_inputs["input_ids"].cpu(), mask_token_id=tokenizer.mask_token_id,
-                vocab_size=len(tokenizer), special_token_ids=set(tokenizer.all_special_ids), generator=generator)
+                anchor_inputs["input_ids"].cpu(),
+                mask_token_id=tokenizer.mask_token_id,
+                vocab_size=len(tokenizer),
+                special_token_ids=set(tokenizer.all_special_ids),
+                generator=generator,
+            )
             anchor_inputs["input_ids"] = masked.to(self.encoder.device)
             anchor_embeddings, token_states = self.encoder.forward_with_last_hidden_state(**anchor_inputs)
             loss = loss + self.mlm_weight * self.mlm_loss(token_states, labels.to(self.encoder.device))
@@ -354,6 +393,7 @@ class DeCLUTR(TrainingObjective):
             flat = [span for spans in positives for span in spans]  # anchor-major: anchor 0's P, anchor 1's P, ...
             positive_embeddings = self.projection(self.encoder(**self._inputs(flat), training=True))
             positive_embeddings = positive_embeddings.view(len(anchors), self.num_positives, -1)
-            loss = loss + self.contrastive_loss(*self.global_batch(self.projection(anchor_embeddings),
-                                                                   positive_embeddings))
+            loss = loss + self.contrastive_loss(
+                *self.global_batch(self.projection(anchor_embeddings), positive_embeddings)
+            )
         return loss

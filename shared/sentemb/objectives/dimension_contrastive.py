@@ -21,6 +21,7 @@ from torch import nn
 
 from sentemb.objectives.full_precision import fp32_loss
 
+
 def standardise_dimensions(z: torch.Tensor, unbiased: bool = True, eps: float = 0.0) -> torch.Tensor:
     """Per-dimension standardisation over the batch (rows are samples)."""
     centred = z - z.mean(0, keepdim=True)

@@ -6,7 +6,8 @@ error (on a real all-MiniLM-L6-v2 batch, SimCSE's loss came out -0.000000 agains
 gradient error). Correlation and covariance statistics (Barlow Twins' C, VICReg's Cov) suffer the same way.
 
 :func:`fp32_loss` wraps a loss module's ``forward``: autocast is switched off inside it and every tensor argument
-in half precision is cast to float32 first (float32 and float64 stay as they are), so similarities, logits, statistics and the loss are float32 whatever the encoder ran in.
+in half precision is cast to float32 first (float32 and float64 stay as they are), so similarities, logits, statistics
+and the loss are float32 whatever the encoder ran in.
 The gradient flows back through the cast to the encoder's own precision. This is what mixed precision means in the
 papers' code (the official SimCSE code runs fp16 autocast, whose mantissa is 8 times finer than bf16's, and
 computes its loss on the autocast outputs; here the loss is exact at either precision).

@@ -10,7 +10,8 @@ Supervised with hard negatives, Eq. 5 (§4), generalised by the weight alpha of 
                 / sum_j ( exp(sim(h_i, h_j^+)/tau) + alpha^{1[i=j]} exp(sim(h_i, h_j^-)/tau) )
 
 sim is cosine similarity, tau = 0.05 in the paper; the loss is the batch mean. Table D.1's "N/A (dot product)" row
-replaces sim/tau by the dot product of the unnormalised embeddings (``similarity="dot"``, no temperature). alpha multiplies
+replaces sim/tau by the dot product of the unnormalised embeddings (``similarity="dot"``, no temperature). alpha
+multiplies
 only the anchor's own hard negative, i.e. adds log(alpha) to that logit. SimCSE's code exposes
 this as ``hard_negative_weight`` = log(alpha) and adds it as a constant (no gradient); alpha = 1
 (the paper's final model) gives Eq. 5. The loss is one-directional (anchors against positives),

@@ -33,17 +33,24 @@ class SimCSENextSentence(SimCSEBase):
     """Next sentence / next 3 sentences as positives (SimCSE Table 2). Input rows: sentence windows."""
 
     name = "simcse_next_sentence"
+    reference = "SimCSE (Gao et al., EMNLP 2021), Table 2's next-sentence positives"
     rows = "sentence_windows"
     sequences_per_row = 2
     params = (
         TEMPERATURE,
-        Param("context", str, "next_sentence", "the positive: the next sentence, or one of the next 3 (Table 2)",
-              choices=tuple(CONTEXTS)),
+        Param(
+            "context",
+            str,
+            "next_sentence",
+            "the positive: the next sentence, or one of the next 3 (Table 2)",
+            choices=tuple(CONTEXTS),
+        ),
         Param("two_encoders", bool, False, "Table 2's right column: x_i and x_i^+ through two independent encoders"),
     )
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, context: str,
-                 two_encoders: bool) -> None:
+    def __init__(
+        self, encoder: SentenceEncoder, max_len: int, temperature: float, context: str, two_encoders: bool
+    ) -> None:
         super().__init__(encoder, max_len, two_encoders=two_encoders)
         self.loss = UnsupervisedInfoNCE(temperature)
         self.following = CONTEXTS[context]

@@ -1,36 +1,21 @@
-"""Barlow Twins and VICReg for sentences (Farina & Pappadopulo, 2024, §3) as training objectives, with the
-projector they own and the per-branch augmentations of §3 / Table 1.
+"""Barlow Twins and VICReg for sentences (Farina & Pappadopulo, 2024, §3), with the projector they own.
 
-Each step builds two views of every row, encodes them with dropout on (one forward pass of shape (2N, len), so the
-two branches get independent dropout masks), takes the [CLS] embedding (the spec's pooler; the paper: [CLS]),
-passes both through the projector and applies the loss to the projected views:
-
-    h^A, h^B = encoder(view_A(x)), encoder(view_B(x))           (N, D)
-    z^A, z^B = projector(h^A), projector(h^B)                    (N, W), W = ``projector_width`` (8192 in the paper)
-    l        = l_BT(z^A, z^B)      (Eq. 2, :class:`~sentemb.objectives.barlow_twins.BarlowTwins`)
-            or l_VICReg(z^A, z^B)  (Eq. 3, :class:`~sentemb.objectives.vicreg.VICReg`)
-
-The projector (:class:`~sentemb.models.projector.ExpanderProjector`: Linear-BN-ReLU, Linear-BN-ReLU, Linear) is a
-submodule of the objective: it is created fresh (seeded by the run), trained, checkpointed and resumed with the
-encoder, and dropped at evaluation (:meth:`evaluation_encoder` returns the encoder alone, so dev selection, the
-final evaluation and the saved checkpoint see the [CLS] embedding, never the projector's output).
-
-Views (``augmentation``; §3 "Augmentations", the same operation on both branches):
-
-- ``dropout``: both branches are the sentence itself; the views differ by the encoder's dropout masks only. The
-  dropout probability p is the spec's ``dropout`` (the encoder's own, Table 1 "dropout 0.05/0.1/0.2").
-- ``shuffle``: each branch shuffles a fraction ``strength`` = p of its words (:func:`~sentemb.augment.shuffle_words`).
-- ``eda``: each branch is one EDA edit at alpha = ``strength`` (:func:`~sentemb.augment.eda`, WordNet 3.0).
-
-With ``shuffle`` and ``eda`` the encoder keeps its own dropout (the paper does not say it switched it off).
-``BarlowTwinsPairs`` (``barlow_twins_pairs``) is the supervised row "BT (NLI)" of Table 6: the two branches are the
-two sentences of a positive pair (here a premise and its entailment hypothesis), no text augmentation.
-
-VICReg's weights follow Eq. 3 as written in :mod:`~sentemb.objectives.vicreg`; VICReg's reference code scales the
-invariance term by 1/D and halves the variance term, so a weight triple there is (lambda_s * D, 2 * lambda_v,
-lambda_c) here. No code was released (official-implementations.md §1.5): everything above is the paper's text; where the text
-is silent (dropout with text augmentations, whether the last projector layer has a bias) the choice is ours and
-is named here.
+Equations: h^A, h^B = [CLS] of the two views (one (2N, len) pass, dropout on); z = projector(h), of width W =
+    ``projector_width`` (8192); l = l_BT(z^A, z^B) (Eq. 2, :class:`~sentemb.objectives.barlow_twins.BarlowTwins`)
+    or l_VICReg(z^A, z^B) (Eq. 3, :class:`~sentemb.objectives.vicreg.VICReg`).
+Views (``augmentation``; §3 "Augmentations", Table 1; the same operation on both branches): ``dropout`` (the
+    encoder's own, p = the spec's ``dropout``), ``shuffle`` (a fraction ``strength`` of the words shuffled) or
+    ``eda`` (one EDA edit at alpha = ``strength``, WordNet 3.0); with text views the encoder keeps its dropout.
+    ``barlow_twins_pairs`` (Table 6, "BT (NLI)"): the branches are a premise and its entailment hypothesis.
+The projector (Linear-BN-ReLU x 2, Linear) is created fresh per run, trained, checkpointed and resumed with the
+    encoder, and dropped at evaluation: dev selection, final evaluation and checkpoints see [CLS] only.
+Official code: none released; where the text is silent (dropout with text views, a bias on the last projector
+    layer) the choice is ours. VICReg's reference code scales invariance by 1/D and halves the variance term: its
+    weight triple is (lambda_s * D, 2 * lambda_v, lambda_c) here.
+References: Farina & Pappadopulo, 2024, §3, Eq. 2-3, Tables 1 and 6.
+Relations: :mod:`sentemb.models.projector` (``ExpanderProjector``), :mod:`sentemb.augment` (``shuffle_words``,
+    ``eda``).
+The step and the views in full: docs/derivations.md#sentembobjectivesnon_contrastivepy
 """
 
 from __future__ import annotations
@@ -49,8 +34,14 @@ from sentemb.objectives.vicreg import VICReg
 
 AUGMENTATIONS = ("dropout", "shuffle", "eda")
 PROJECTOR_WIDTH = Param("projector_width", int, 8192, "width W of the three projector layers (§3: 8192)", low=1)
-AUGMENTATION = Param("augmentation", str, "dropout", "per-branch view: 'dropout' (the encoder's own, p = the spec's "
-                     "dropout), 'shuffle' (p of the words) or 'eda' (alpha)", choices=AUGMENTATIONS)
+AUGMENTATION = Param(
+    "augmentation",
+    str,
+    "dropout",
+    "per-branch view: 'dropout' (the encoder's own, p = the spec's "
+    "dropout), 'shuffle' (p of the words) or 'eda' (alpha)",
+    choices=AUGMENTATIONS,
+)
 STRENGTH = Param("strength", float, 0.0, "p of shuffle or alpha of EDA (Table 1); 0 with 'dropout'", low=0.0, high=1.0)
 
 
@@ -89,7 +80,7 @@ class ProjectedTwoViews(TrainingObjective):
         n = len(first)
         ea, eb = self.global_batch(e[:n], e[n:])
         z = self.projector(torch.cat([ea, eb]))
-        return self.loss(z[:len(ea)], z[len(ea):])  # the losses compute their statistics in fp32 (full_precision)
+        return self.loss(z[: len(ea)], z[len(ea) :])  # the losses compute their statistics in fp32 (full_precision)
 
     def evaluation_encoder(self) -> SentenceEncoder:
         """The encoder alone: the projector is a training device, dropped at evaluation (§3)."""
@@ -99,8 +90,9 @@ class ProjectedTwoViews(TrainingObjective):
 class AugmentedViews(ProjectedTwoViews):
     """Two augmented views of each sentence (§3 "Augmentations")."""
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int, augmentation: str,
-                 strength: float) -> None:
+    def __init__(
+        self, encoder: SentenceEncoder, max_len: int, projector_width: int, augmentation: str, strength: float
+    ) -> None:
         super().__init__(encoder, max_len, projector_width)
         self.augmentation, self.strength = augmentation, strength
 
@@ -117,18 +109,31 @@ class AugmentedViews(ProjectedTwoViews):
         return first, second
 
 
-BT_LAMBDA = Param("off_diagonal_weight", float, 0.0051, "lambda of Eq. 2 (scanned; the paper's values are lost: "
-                  "0.0051 is Barlow Twins' image default, not the paper's)", low=0.0)
+BT_LAMBDA = Param(
+    "off_diagonal_weight",
+    float,
+    0.0051,
+    "lambda of Eq. 2 (scanned; the paper's values are lost: 0.0051 is Barlow Twins' image default, not the paper's)",
+    low=0.0,
+)
 
 
 class BarlowTwinsSentences(AugmentedViews):
     """Barlow Twins (Eq. 2) on the projected views; C is the Pearson correlation over the batch."""
 
     name = "barlow_twins"
+    reference = "Non-contrastive sentence representations (Farina & Pappadopulo, 2024), Barlow Twins"
     params = (PROJECTOR_WIDTH, BT_LAMBDA, AUGMENTATION, STRENGTH)
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int, off_diagonal_weight: float,
-                 augmentation: str, strength: float) -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        max_len: int,
+        projector_width: int,
+        off_diagonal_weight: float,
+        augmentation: str,
+        strength: float,
+    ) -> None:
         super().__init__(encoder, max_len, projector_width, augmentation, strength)
         self.barlow_twins = BarlowTwins(off_diagonal_weight, centred=True)
 
@@ -140,19 +145,46 @@ class VICRegSentences(AugmentedViews):
     """VICReg (Eq. 3) on the projected views."""
 
     name = "vicreg"
+    reference = "Non-contrastive sentence representations (Farina & Pappadopulo, 2024), VICReg"
     params = (
         PROJECTOR_WIDTH,
-        Param("invariance_weight", float, 25.0, "lambda_s of Eq. 3 (scanned; lost in extraction: 25 is VICReg's "
-              "image default)", low=0.0),
-        Param("variance_weight", float, 25.0, "lambda_v of Eq. 3 (scanned; lost in extraction: 25 is VICReg's "
-              "image default)", low=0.0),
-        Param("covariance_weight", float, 1.0, "lambda_c of Eq. 3 (held fixed: App. A.2 fixes one coefficient, "
-              "which one and its value are lost; 1 as in VICReg)", low=0.0),
-        AUGMENTATION, STRENGTH,
+        Param(
+            "invariance_weight",
+            float,
+            25.0,
+            "lambda_s of Eq. 3 (scanned; lost in extraction: 25 is VICReg's image default)",
+            low=0.0,
+        ),
+        Param(
+            "variance_weight",
+            float,
+            25.0,
+            "lambda_v of Eq. 3 (scanned; lost in extraction: 25 is VICReg's image default)",
+            low=0.0,
+        ),
+        Param(
+            "covariance_weight",
+            float,
+            1.0,
+            "lambda_c of Eq. 3 (held fixed: App. A.2 fixes one coefficient, "
+            "which one and its value are lost; 1 as in VICReg)",
+            low=0.0,
+        ),
+        AUGMENTATION,
+        STRENGTH,
     )
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int, invariance_weight: float,
-                 variance_weight: float, covariance_weight: float, augmentation: str, strength: float) -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        max_len: int,
+        projector_width: int,
+        invariance_weight: float,
+        variance_weight: float,
+        covariance_weight: float,
+        augmentation: str,
+        strength: float,
+    ) -> None:
         super().__init__(encoder, max_len, projector_width, augmentation, strength)
         self.vicreg = VICReg(invariance_weight, variance_weight, covariance_weight)
 
@@ -165,11 +197,13 @@ class BarlowTwinsPairs(ProjectedTwoViews):
     (premise, entailment, contradiction) triples, of which the contradiction is not used."""
 
     name = "barlow_twins_pairs"
+    reference = "Non-contrastive sentence representations (Farina & Pappadopulo, 2024), Barlow Twins on NLI pairs"
     rows = "nli_triples"
     params = (PROJECTOR_WIDTH, BT_LAMBDA)
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, projector_width: int,
-                 off_diagonal_weight: float) -> None:
+    def __init__(
+        self, encoder: SentenceEncoder, max_len: int, projector_width: int, off_diagonal_weight: float
+    ) -> None:
         super().__init__(encoder, max_len, projector_width)
         self.barlow_twins = BarlowTwins(off_diagonal_weight, centred=True)
 

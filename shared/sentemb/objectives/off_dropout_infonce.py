@@ -7,7 +7,8 @@ may come from different views,
     l_i = -log  e^{s(a_i, b_i)} / ( e^{s(a_i, b_i)} + m * sum_{j != i} e^{s(c_i, d_j)} ),   s = cos / tau
 
 - SimCSE:                a = c = z^1, b = d = z^2, m = 1 (identical to SimCSE Eq. 4).
-- off-dropout (Eq. 3):   a = z^1, b = z^2 (dropout on); c = d = z, the sentences encoded with dropout off (the encoder in eval mode);
+- off-dropout (Eq. 3):   a = z^1, b = z^2 (dropout on); c = d = z, the sentences encoded with dropout off (the encoder
+in eval mode);
                          m is the trade-off factor (0.9 in §5.1). Gradients flow through z as in the official
                          code (``models_re.py``: z0 is not detached).
 - Table 1 "+Noise":      the views of the pair type under study get Gaussian noise (mean 0, variance 0.1),
@@ -39,12 +40,15 @@ class DecoupledInfoNCE(nn.Module):
         if m <= 0:
             raise ValueError(f"the trade-off factor m must be positive, got {m}")
         if trade_off not in ("paper", "official"):
-            raise ValueError("trade_off is 'paper' (m scales the negative sum) or 'official' (m scales the positive logit)")
+            raise ValueError(
+                "trade_off is 'paper' (m scales the negative sum) or 'official' (m scales the positive logit)"
+            )
         self.temperature, self.m, self.trade_off = temperature, m, trade_off
 
     @fp32_loss
-    def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None,
-                d: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, d: torch.Tensor | None = None
+    ) -> torch.Tensor:
         c = a if c is None else c
         d = b if d is None else d
         n = a.shape[0]
@@ -60,7 +64,9 @@ class DecoupledInfoNCE(nn.Module):
         return -(positive - torch.logsumexp(logits, dim=1)).mean()
 
 
-def add_gaussian_noise(z: torch.Tensor, variance: float = 0.1, generator: torch.Generator | None = None) -> torch.Tensor:
+def add_gaussian_noise(
+    z: torch.Tensor, variance: float = 0.1, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """z + g with g ~ N(0, variance) per coordinate (SimCSE++ §3.1, "+Noise"; variance 0.1)."""
     noise = torch.randn(z.shape, generator=generator, dtype=z.dtype, device=z.device) * math.sqrt(variance)
     return z + noise

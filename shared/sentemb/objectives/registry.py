@@ -12,7 +12,7 @@ it to :data:`TRAINING_OBJECTIVES`. Neither the spec nor the training loop change
 | ``simcse_pp``    | :class:`~sentemb.objectives.simcse_pp.SimCSEPlusPlus`  | SimCSE++ Eq. 2-3, 5-6; Tables 1-2 |
 | ``barlow_twins`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsSentences` | Non-contrastive Eq. 2, §3 |
 | ``vicreg``       | :class:`~sentemb.objectives.non_contrastive.VICRegSentences`      | Non-contrastive Eq. 3, §3 |
-| ``barlow_twins_pairs`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsPairs` | Non-contrastive Table 6 "BT (NLI)" |
+| ``barlow_twins_pairs`` | :class:`~sentemb.objectives.non_contrastive.BarlowTwinsPairs` | Non-contrastive Table 6 |
 | ``tncse``        | :class:`~sentemb.objectives.tncse.TNCSE` (two encoders)       | TNCSE Eq. 4-8, Table 4 |
 | ``tncse_single`` | :class:`~sentemb.objectives.tncse.TNCSESingle`                | TNCSE Table 5 "TNCSE-Single" |
 | ``declutr``      | :class:`~sentemb.objectives.declutr.DeCLUTR` (documents)      | DeCLUTR Eq. 2-3, Figures 2-3 |
@@ -20,7 +20,8 @@ it to :data:`TRAINING_OBJECTIVES`. Neither the spec nor the training loop change
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
@@ -32,10 +33,21 @@ from sentemb.objectives.simcse import SimCSESupervised, SimCSEUnsupervised
 from sentemb.objectives.simcse_pp import SimCSEPlusPlus
 from sentemb.objectives.tncse import TNCSE, TNCSESingle
 
-NO_TRAINING = "none"
+NO_TRAINING = "none"  # equal to sentemb.spec.NO_TRAINING (the spec imports this module, not the other way round)
 TRAINING_OBJECTIVES: dict[str, type[TrainingObjective]] = {
-    cls.name: cls for cls in (SimCSEUnsupervised, SimCSESupervised, SimCSENextSentence, SimCSEPlusPlus,
-                              BarlowTwinsSentences, VICRegSentences, BarlowTwinsPairs, TNCSE, TNCSESingle, DeCLUTR)
+    cls.name: cls
+    for cls in (
+        SimCSEUnsupervised,
+        SimCSESupervised,
+        SimCSENextSentence,
+        SimCSEPlusPlus,
+        BarlowTwinsSentences,
+        VICRegSentences,
+        BarlowTwinsPairs,
+        TNCSE,
+        TNCSESingle,
+        DeCLUTR,
+    )
 }
 
 
@@ -60,8 +72,9 @@ def resolve_params(name: str, given: Mapping[str, Any]) -> dict[str, Any]:
     return dict(sorted(cls.resolve(given).items()))
 
 
-def build_objective(name: str, params: Mapping[str, Any], encoders: SentenceEncoder | Sequence[SentenceEncoder],
-                    max_len: int) -> TrainingObjective:
+def build_objective(
+    name: str, params: Mapping[str, Any], encoders: SentenceEncoder | Sequence[SentenceEncoder], max_len: int
+) -> TrainingObjective:
     """The objective ``name`` around ``encoders`` (one SentenceEncoder, or as many as the objective trains)."""
     cls = objective_class(name)
     if cls is None:

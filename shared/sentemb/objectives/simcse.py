@@ -1,49 +1,20 @@
 """SimCSE's two training objectives (Gao et al., 2021), with the MLP they own.
 
-``simcse_unsup`` (§3, Eq. 4). Rows: sentences. Each sentence is fed twice in one forward pass of shape (2N, len),
-so the two copies get independent dropout masks (how the official code builds the views), and the loss is
-:class:`~sentemb.objectives.infonce.UnsupervisedInfoNCE`. Parameters:
-
-- ``temperature``: tau of Eq. 4 (0.05);
-- ``fixed_dropout_mask``: Table 3 "fixed 0.1": encode once and use that output for both views, i.e. the same
-  dropout mask for the pair;
-- ``augmentation``: the second view x_i^+ = g(x_i) of Table 1 ("h = f_theta(g(x), z)", §3), dropout still on
-  (Table 1's "w/o dropout" row is the spec's ``dropout=0``): ``delete_one_word`` (also Figure 2), ``crop_<k>`` and
-  ``word_deletion_<k>`` for k = 0.1, 0.2, 0.3, ``synonym_replacement`` (``sentemb.augment`` documents each). The
-  paper does not say whether g is applied to one view or both; we apply it to the second, so that "none" is
-  exactly unsupervised SimCSE. MLM 15% needs a pretrained masked LM (not offline) and is not a choice;
-- ``similarity`` (both objectives, Table D.1): ``cosine`` (sim/tau, the paper's) or ``dot`` (the dot product, no
-  temperature).
-- ``two_encoders`` (unsup, Table 2's right column): x_i through the encoder f_theta1, x_i^+ through a second encoder
-  f_theta2 that the objective owns (a copy of the backbone, trained jointly, in the checkpoint; the MLP in training
-  is shared); the evaluated model is f_theta1 (the paper does not say which encoder its two-encoder rows evaluate).
-- ``mlm_weight`` (both objectives, Table D.2, lambda; 0 = off): adds lambda * L_MLM, BERT's masked language
-  modelling on every sentence the step encodes, each masked independently and encoded in a second pass (dropout
-  on) whose token states a fresh prediction head tied to the input embeddings reads (``masked_lm.py``; MiniLM has
-  no MLM head, the official code starts from BERT's pretrained one). As in the official code after its PR #121, the
-  contrastive views stay unmasked; before it, masking mutated the views too, and whether the paper's Table D.2 ran
-  with that bug is unverified (``../shared/notes/official-implementations.md``).
-
-``simcse_sup`` (§4, Eq. 5; Eq. 8 with ``hard_negative_alpha``). Rows: (premise, entailment, contradiction),
-encoded in one pass; the loss is :class:`~sentemb.objectives.infonce.SupervisedInfoNCE`. ``negatives`` picks the
-hard negatives (Table 7): ``contradiction`` (the paper's), ``none`` (Table 7 "N/A" and Table 4: the pairs' second
-sentence is the positive and only in-batch negatives remain, Eq. 4's loss; rows may be (premise, hypothesis) pairs,
-e.g. ``snli_devtest_pairs_<label>``) or ``contradiction+neutral`` (rows (premise, entailment, contradiction,
-neutral): ``snli_devtest_with_neutral``). The official code has no neutral option; it decides by the number of CSV
-columns between pairs and triples, as ``none`` and ``contradiction`` do here.
-
-The MLP (Table 6). With a [CLS] pooler SimCSE trains a fresh MLP (dense + tanh, BERT's pooler shape) on top of [CLS]
-(§6.3, footnote 9), initialised as BERT initialises a linear layer (normal(0, initializer_range), zero bias): the
-objective creates it, seeded by the training loop, and owns it. ``cls_before_pooler`` evaluates [CLS] without
-it (unsupervised SimCSE's ``mlp_only_train``); ``cls`` evaluates MLP([CLS]). For evaluation and checkpoints
-the trained MLP is written into the backbone's ``pooler`` module, which is what SimCSE's
-``simcse_to_huggingface.py`` does, so a saved checkpoint is a plain Hugging Face directory whose
-``pooler_output`` is the trained MLP. Other poolers train without an MLP (Table 6 "first-last avg." is
-``avg_first_last``), and so does ``train_mlp=false`` with ``cls_before_pooler`` (Table 6 "[CLS] w/o MLP"; the
-official code's ``--pooler_type cls_before_pooler``). Table 6's "w/ MLP" is ``cls``, "w/ MLP (train)" is
-``cls_before_pooler`` (the official ``--pooler_type cls --mlp_only_train``).
-
-Training inputs are truncated to ``max_len`` tokens (32 in SimCSE) and padded per batch.
+``simcse_unsup`` (§3, Eq. 4): each sentence twice in one (2N, len) pass, two dropout masks, loss
+:class:`~sentemb.objectives.infonce.UnsupervisedInfoNCE`. Switches: ``fixed_dropout_mask`` (Table 3 "fixed 0.1"),
+``augmentation`` (Table 1's g(x), on the second view only), ``two_encoders`` (Table 2; evaluates f_theta1).
+``simcse_sup`` (§4, Eq. 5; Eq. 8 with ``hard_negative_alpha``): (premise, entailment, contradiction) rows, loss
+:class:`~sentemb.objectives.infonce.SupervisedInfoNCE`; ``negatives`` (Table 7): ``contradiction`` (the paper's),
+``none`` (pairs, Table 4) or ``contradiction+neutral`` (quads; the official code has no neutral option).
+Both: ``similarity`` (Table D.1: cosine / tau, or dot) and ``mlm_weight`` (Table D.2: + lambda L_MLM, a fresh tied
+head; the views stay unmasked as in the official code after its PR #121; whether Table D.2 ran before it is unverified).
+The MLP (Table 6; §6.3, footnote 9): with a [CLS] pooler a fresh dense + tanh on [CLS], BERT-initialised, owned by
+the objective and written into the backbone's ``pooler`` for evaluation (as ``simcse_to_huggingface.py``).
+``cls`` evaluates MLP([CLS]), ``cls_before_pooler`` [CLS] alone (``mlp_only_train``); ``train_mlp=false`` is
+"[CLS] w/o MLP"; other poolers train no MLP. Inputs are cut to ``max_len`` tokens (32) and padded per batch.
+References: Gao et al., 2021, §3, §4, §6.3; Tables 1-4, 6, 7, D.1, D.2.
+Relations: :mod:`sentemb.objectives.infonce` (the losses), :mod:`sentemb.augment` (the views), ``masked_lm.py``.
+Every parameter and the official code's switches: docs/derivations.md#sentembobjectivessimcsepy
 """
 
 from __future__ import annotations
@@ -63,10 +34,17 @@ from sentemb.objectives.infonce import SIMILARITIES, SupervisedInfoNCE, Unsuperv
 from sentemb.objectives.masked_lm import MaskedLMLoss, mask_tokens_for_mlm, tied_mlm_head
 
 MLP_POOLERS = ("cls", "cls_before_pooler")
-TEMPERATURE = Param("temperature", float, 0.05, "tau of Eq. 4/5: cosine similarities are divided by it",
-                    low=0.0, low_open=True)
-SIMILARITY = Param("similarity", str, "cosine", "Table D.1: 'cosine' (cos/tau) or 'dot' (dot product, no temperature)",
-                   choices=SIMILARITIES, added=True)
+TEMPERATURE = Param(
+    "temperature", float, 0.05, "tau of Eq. 4/5: cosine similarities are divided by it", low=0.0, low_open=True
+)
+SIMILARITY = Param(
+    "similarity",
+    str,
+    "cosine",
+    "Table D.1: 'cosine' (cos/tau) or 'dot' (dot product, no temperature)",
+    choices=SIMILARITIES,
+    added=True,
+)
 AUGMENTATIONS = {  # Table 1's discrete operators g for the second view
     "none": lambda sentence, rng: sentence,
     "delete_one_word": delete_one_word,
@@ -79,10 +57,16 @@ AUGMENTATIONS = {  # Table 1's discrete operators g for the second view
 HARD_NEGATIVES = {"none": 2, "contradiction": 3, "contradiction+neutral": 4}  # -> sentences per row used
 
 
-TRAIN_MLP = Param("train_mlp", bool, True, "Table 6: train the MLP on [CLS] (false: '[CLS] w/o MLP', evaluated "
-                  "with cls_before_pooler)", added=True)
-MLM_WEIGHT = Param("mlm_weight", float, 0.0, "Table D.2: lambda of the auxiliary MLM loss (0: none)", low=0.0,
-                   added=True)
+TRAIN_MLP = Param(
+    "train_mlp",
+    bool,
+    True,
+    "Table 6: train the MLP on [CLS] (false: '[CLS] w/o MLP', evaluated with cls_before_pooler)",
+    added=True,
+)
+MLM_WEIGHT = Param(
+    "mlm_weight", float, 0.0, "Table D.2: lambda of the auxiliary MLM loss (0: none)", low=0.0, added=True
+)
 
 
 def check_similarity(params: dict) -> list[str]:
@@ -95,8 +79,10 @@ def check_similarity(params: dict) -> list[str]:
 def check_pooler(encoder: SentenceEncoder, train_mlp: bool) -> None:
     """``cls`` evaluates the trained MLP; without one it would evaluate the checkpoint's own, untrained, pooler."""
     if not train_mlp and encoder.pooler == "cls":
-        raise ConfigError("train_mlp false trains no MLP for pooler 'cls' to evaluate; use cls_before_pooler "
-                          "(Table 6 '[CLS] w/o MLP')")
+        raise ConfigError(
+            "train_mlp false trains no MLP for pooler 'cls' to evaluate; use cls_before_pooler "
+            "(Table 6 '[CLS] w/o MLP')"
+        )
 
 
 class SimCSEMLP(nn.Module):
@@ -116,14 +102,21 @@ class SimCSEMLP(nn.Module):
 class SimCSEBase(TrainingObjective):
     """What every SimCSE-style objective shares: the fresh MLP on [CLS] it owns, and its export to the checkpoint."""
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, mlm_weight: float = 0.0,
-                 two_encoders: bool = False, train_mlp: bool = True) -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        max_len: int,
+        mlm_weight: float = 0.0,
+        two_encoders: bool = False,
+        train_mlp: bool = True,
+    ) -> None:
         super().__init__(encoder, max_len)
         check_pooler(encoder, train_mlp)
         self.positive_encoder = None
         if two_encoders:  # f_theta2 of SimCSE Table 2: the same backbone, trained as an independent copy
-            self.positive_encoder = SentenceEncoder(copy.deepcopy(encoder.backbone), encoder.tokenizer, encoder.pooler,
-                                                    name=encoder.name)
+            self.positive_encoder = SentenceEncoder(
+                copy.deepcopy(encoder.backbone), encoder.tokenizer, encoder.pooler, name=encoder.name
+            )
         self.mlp = None
         if encoder.pooler in MLP_POOLERS and train_mlp:
             config = encoder.backbone.config
@@ -138,8 +131,12 @@ class SimCSEBase(TrainingObjective):
         tokenizer = self.encoder.tokenizer
         inputs = self.encoder.tokenize(list(sentences), self.max_len)
         masked, labels = mask_tokens_for_mlm(
-            inputs["input_ids"].cpu(), mask_token_id=tokenizer.mask_token_id, vocab_size=len(tokenizer),
-            special_token_ids=set(tokenizer.all_special_ids), generator=torch.Generator().manual_seed(rng.getrandbits(63)))
+            inputs["input_ids"].cpu(),
+            mask_token_id=tokenizer.mask_token_id,
+            vocab_size=len(tokenizer),
+            special_token_ids=set(tokenizer.all_special_ids),
+            generator=torch.Generator().manual_seed(rng.getrandbits(63)),
+        )
         inputs["input_ids"] = masked.to(self.encoder.device)
         _, token_states = self.encoder.forward_with_last_hidden_state(**inputs)
         return self.mlm_weight * self.mlm_loss(token_states, labels.to(self.encoder.device))
@@ -174,21 +171,37 @@ class SimCSEUnsupervised(SimCSEBase):
     """Unsupervised SimCSE (Eq. 4). Input rows: sentences. Evaluated: the encoder with the spec's pooler."""
 
     name = "simcse_unsup"
+    reference = "SimCSE (Gao et al., EMNLP 2021), unsupervised"
     rows = "sentences"
     sequences_per_row = 2
     params = (
         TEMPERATURE,
         Param("fixed_dropout_mask", bool, False, "Table 3 'fixed 0.1': one dropout mask shared by both views"),
-        Param("augmentation", str, "none", "second view g(x) of Table 1: 'none' (dropout only) or a discrete operator",
-              choices=tuple(AUGMENTATIONS)),
+        Param(
+            "augmentation",
+            str,
+            "none",
+            "second view g(x) of Table 1: 'none' (dropout only) or a discrete operator",
+            choices=tuple(AUGMENTATIONS),
+        ),
         SIMILARITY,
         MLM_WEIGHT,
         Param("two_encoders", bool, False, "Table 2: x_i and x_i^+ through two independent encoders", added=True),
         TRAIN_MLP,
     )
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, fixed_dropout_mask: bool,
-                 augmentation: str, similarity: str, mlm_weight: float, two_encoders: bool, train_mlp: bool) -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        max_len: int,
+        temperature: float,
+        fixed_dropout_mask: bool,
+        augmentation: str,
+        similarity: str,
+        mlm_weight: float,
+        two_encoders: bool,
+        train_mlp: bool,
+    ) -> None:
         super().__init__(encoder, max_len, mlm_weight, two_encoders, train_mlp)
         self.loss = UnsupervisedInfoNCE(temperature, similarity)
         self.fixed_dropout_mask = fixed_dropout_mask
@@ -215,22 +228,44 @@ class SimCSESupervised(SimCSEBase):
     """Supervised SimCSE (Eq. 5, Eq. 8 with alpha). Input rows: (premise, entailment, contradiction)."""
 
     name = "simcse_sup"
+    reference = "SimCSE (Gao et al., EMNLP 2021), supervised"
     rows = "nli_triples"
     sequences_per_row = 3
     params = (
         TEMPERATURE,
-        Param("hard_negative_alpha", float, 1.0, "alpha of Eq. 8: weight of the anchor's own hard negative (1 = Eq. 5)",
-              low=0.0, low_open=True),
+        Param(
+            "hard_negative_alpha",
+            float,
+            1.0,
+            "alpha of Eq. 8: weight of the anchor's own hard negative (1 = Eq. 5)",
+            low=0.0,
+            low_open=True,
+        ),
         SIMILARITY,
-        Param("negatives", str, "contradiction", "Table 7: hard negatives per anchor: 'contradiction', 'none' "
-              "(in-batch only; rows may be pairs) or 'contradiction+neutral' (rows with a neutral 4th column)",
-              choices=tuple(HARD_NEGATIVES), added=True),
+        Param(
+            "negatives",
+            str,
+            "contradiction",
+            "Table 7: hard negatives per anchor: 'contradiction', 'none' "
+            "(in-batch only; rows may be pairs) or 'contradiction+neutral' (rows with a neutral 4th column)",
+            choices=tuple(HARD_NEGATIVES),
+            added=True,
+        ),
         MLM_WEIGHT,
         TRAIN_MLP,
     )
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, hard_negative_alpha: float,
-                 similarity: str, negatives: str, mlm_weight: float, train_mlp: bool) -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        max_len: int,
+        temperature: float,
+        hard_negative_alpha: float,
+        similarity: str,
+        negatives: str,
+        mlm_weight: float,
+        train_mlp: bool,
+    ) -> None:
         super().__init__(encoder, max_len, mlm_weight, train_mlp=train_mlp)
         self.negatives = negatives
         self.row_length = HARD_NEGATIVES[negatives]
@@ -249,10 +284,12 @@ class SimCSESupervised(SimCSEBase):
         n = len(rows)
         short = [r for r in rows if len(r) < self.row_length]
         if short:
-            raise ConfigError(f"simcse_sup with negatives {self.negatives!r} needs rows of {self.row_length} sentences "
-                              f"(premise, entailment{', contradiction' if self.row_length > 2 else ''}"
-                              f"{', neutral' if self.row_length > 3 else ''}); got {short[0]!r}: "
-                              f"{'train on snli_devtest_with_neutral' if self.row_length > 3 else 'check train_data'}")
+            raise ConfigError(
+                f"simcse_sup with negatives {self.negatives!r} needs rows of {self.row_length} sentences "
+                f"(premise, entailment{', contradiction' if self.row_length > 2 else ''}"
+                f"{', neutral' if self.row_length > 3 else ''}); got {short[0]!r}: "
+                f"{'train on snli_devtest_with_neutral' if self.row_length > 3 else 'check train_data'}"
+            )
         sentences = [r[k] for k in range(self.row_length) for r in rows]
         z = self.embed(sentences)
         views = self.global_batch(*[z[k * n : (k + 1) * n] for k in range(self.row_length)])

@@ -1,30 +1,21 @@
-"""SimCSE++ (Xu et al., 2023) as a training objective: SimCSE with its dropout noise moved out of the negatives
-(off-dropout, §3.2, Eq. 3) and a dimension-wise contrastive term (DCL, §4.3, Eq. 5-6); with the paper's probes,
-the +/-Noise views of Table 1 (§3.1) and Barlow Twins with Gaussian padding of Table 2 (§4.2).
+"""SimCSE++ (Xu et al., 2023): SimCSE with off-dropout negatives (§3.2, Eq. 3) and dimension-wise DCL (§4.3).
 
-Rows: sentences. Each step encodes the batch twice with dropout (one pass of shape (2N, len), as SimCSE), giving
-the views z^1, z^2 after SimCSE's MLP (``cls`` + ``mlp_only_train``, as the official code). Then
-
-    positive pair (a_i, b_i):  (z^1_i, z^2_i); ``positive_noise="plus"``: each plus N(0, 0.1) noise;
-                               ``"minus"``: each the mean of K dropout samples (K = ``noise_samples``, 10)
-    negative pairs (c_i, d_j): (z^1_i, z^2_j) as SimCSE; ``negatives="off_dropout"``: c = d = z, the batch encoded
-                               a third time with the encoder in eval mode, attention dropout included
-                               (gradients kept, as the official code; training mode is restored afterwards); ``negative_noise`` as above
-    l_info = DecoupledInfoNCE(a, b, c, d; tau, m)            (Eq. 2-3; m scales the negative sum, the paper's form;
-                                                              ``trade_off="official"``: m scales the positive logit,
-                                                              the code's ``pos_ratio``)
-    l      = w_info * l_info + lambda * l_DCL(z^1, z^2) + w_BT * l_BT(z^1, z^2)   (Eq. 6 with w_info = 1; Table 2
-                                                                                 for the BT term; Table 4 block 1
-                                                                                 trains DCL alone: w_info = 0)
-
-SimCSE++ = off-dropout + DCL with tau = 0.05, m = 0.9, tau_DCL = 5, lambda = 0.1 (§5.1). ``dcl_variant="official"``
-is the 2022-11-10 code's DCL (BatchNorm statistics, /N, mean over dimensions; see
-:mod:`~sentemb.objectives.dimension_contrastive`): tau_DCL and lambda do not carry over between the two forms.
-The official code at HEAD computes no DCL at all (the term is commented out; notes §1.2), and has the Barlow
-Twins probe of Table 2 commented out too (``scd_loss``: lambda = 0.012, BatchNorm-centred C, padded rows appended
-to both views; see :mod:`~sentemb.objectives.barlow_twins`); ``bt_*`` here follow the paper's Eq. 4.
-
-With every option at its default the objective is unsupervised SimCSE (Eq. 4) exactly.
+Equations, on SimCSE's two dropout views z^1, z^2 after its MLP (``cls`` + ``mlp_only_train``, as the official code):
+    l_info = DecoupledInfoNCE(a, b, c, d; tau, m)                               (Eq. 2-3; m scales the negative sum)
+    l      = w_info * l_info + lambda * l_DCL(z^1, z^2) + w_BT * l_BT(z^1, z^2)  (Eq. 5-6, w_info = 1; Table 2's BT)
+Switches: ``negatives="off_dropout"`` encodes the negatives a third time in eval mode (gradients kept);
+    ``positive_noise`` / ``negative_noise`` are Table 1's +/-Noise probes (§3.1: N(0, 0.1) noise, or the mean of
+    K = 10 dropout samples); ``info_weight`` 0 trains DCL alone (Table 4 block 1); ``bt_*`` is Table 2's Barlow
+    Twins with M Gaussian padding rows (§4.2, the paper's Eq. 4).
+SimCSE++ = off-dropout + DCL with tau = 0.05, m = 0.9, tau_DCL = 5, lambda = 0.1 (§5.1); with every option at its
+    default the objective is unsupervised SimCSE (Eq. 4) exactly.
+Official code: ``trade_off="official"`` (m scales the positive logit, its ``pos_ratio``); ``dcl_variant="official"``
+    (the 2022-11-10 code's DCL; tau_DCL and lambda do not carry over). The code at HEAD computes no DCL, and its
+    Table 2 probe is commented out (``scd_loss``).
+References: Xu et al., 2023, §3.1-3.2, §4.2-4.3, §5.1; Tables 1, 2, 4.
+Relations: :mod:`~sentemb.objectives.off_dropout_infonce`, :mod:`~sentemb.objectives.dimension_contrastive`,
+    :mod:`~sentemb.objectives.barlow_twins`; :mod:`~sentemb.objectives.simcse` (the base class and its MLP).
+The step written out: docs/derivations.md#sentembobjectivessimcse_pppy
 """
 
 from __future__ import annotations
@@ -53,37 +44,89 @@ class SimCSEPlusPlus(SimCSEBase):
     """SimCSE++ and its ablations. Input rows: sentences. Evaluated: the encoder with the spec's pooler."""
 
     name = "simcse_pp"
+    reference = "SimCSE++ (Xu et al., EMNLP 2023)"
     rows = "sentences"
     sequences_per_row = 2
     params = (
         TEMPERATURE,
-        Param("negatives", str, "dropout", "negative views: 'dropout' (SimCSE) or 'off_dropout' (Eq. 3)",
-              choices=("dropout", "off_dropout")),
+        Param(
+            "negatives",
+            str,
+            "dropout",
+            "negative views: 'dropout' (SimCSE) or 'off_dropout' (Eq. 3)",
+            choices=("dropout", "off_dropout"),
+        ),
         Param("m", float, 1.0, "trade-off factor of Eq. 3 (0.9 in §5.1; 1 = SimCSE)", low=0.0, low_open=True),
-        Param("trade_off", str, "paper", "'paper': m scales the negatives (Eq. 3); 'official': m scales the "
-              "positive logit (the code's pos_ratio)", choices=("paper", "official")),
-        Param("positive_noise", str, "none", "Table 1: 'plus' Gaussian noise, 'minus' mean of K dropout samples",
-              choices=NOISE),
+        Param(
+            "trade_off",
+            str,
+            "paper",
+            "'paper': m scales the negatives (Eq. 3); 'official': m scales the positive logit (the code's pos_ratio)",
+            choices=("paper", "official"),
+        ),
+        Param(
+            "positive_noise",
+            str,
+            "none",
+            "Table 1: 'plus' Gaussian noise, 'minus' mean of K dropout samples",
+            choices=NOISE,
+        ),
         Param("negative_noise", str, "none", "Table 1, for the negative pairs", choices=NOISE),
         Param("noise_variance", float, 0.1, "variance of the '+Noise' Gaussian (§3.1: 0.1)", low=0.0, low_open=True),
         Param("noise_samples", int, 10, "K dropout samples averaged by '-Noise' (§3.1: 10)", low=1),
-        Param("info_weight", float, 1.0, "weight of the InfoNCE term (1 in Eq. 6; 0 trains DCL alone, Table 4 "
-              "block 1)", low=0.0),
+        Param(
+            "info_weight",
+            float,
+            1.0,
+            "weight of the InfoNCE term (1 in Eq. 6; 0 trains DCL alone, Table 4 block 1)",
+            low=0.0,
+        ),
         Param("dcl_weight", float, 0.0, "lambda of Eq. 6 (0.1 in §5.1; 0 = no DCL)", low=0.0),
         Param("dcl_temperature", float, 5.0, "tau_DCL of Eq. 5 (5 in §5.1)", low=0.0, low_open=True),
-        Param("dcl_variant", str, "paper", "'paper' (Eq. 5) or 'official' (the 2022-11-10 code)",
-              choices=("paper", "official")),
-        Param("bt_weight", float, 0.0, "weight of the Barlow Twins term added to SimCSE (Table 2; 0 = none; the "
-              "paper does not state it)", low=0.0),
-        Param("bt_off_diagonal", float, 0.0051, "lambda of Barlow Twins' off-diagonal sum (SimCSE++ does not "
-              "state it; Barlow Twins' own default)", low=0.0),
+        Param(
+            "dcl_variant",
+            str,
+            "paper",
+            "'paper' (Eq. 5) or 'official' (the 2022-11-10 code)",
+            choices=("paper", "official"),
+        ),
+        Param(
+            "bt_weight",
+            float,
+            0.0,
+            "weight of the Barlow Twins term added to SimCSE (Table 2; 0 = none; the paper does not state it)",
+            low=0.0,
+        ),
+        Param(
+            "bt_off_diagonal",
+            float,
+            0.0051,
+            "lambda of Barlow Twins' off-diagonal sum (SimCSE++ does not state it; Barlow Twins' own default)",
+            low=0.0,
+        ),
         Param("bt_padding", int, 0, "M artificial N(0, I) embeddings appended to the batch (Table 2)", low=0),
     )
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, negatives: str, m: float,
-                 trade_off: str, positive_noise: str, negative_noise: str, noise_variance: float,
-                 noise_samples: int, info_weight: float, dcl_weight: float, dcl_temperature: float, dcl_variant: str, bt_weight: float,
-                 bt_off_diagonal: float, bt_padding: int) -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        max_len: int,
+        temperature: float,
+        negatives: str,
+        m: float,
+        trade_off: str,
+        positive_noise: str,
+        negative_noise: str,
+        noise_variance: float,
+        noise_samples: int,
+        info_weight: float,
+        dcl_weight: float,
+        dcl_temperature: float,
+        dcl_variant: str,
+        bt_weight: float,
+        bt_off_diagonal: float,
+        bt_padding: int,
+    ) -> None:
         super().__init__(encoder, max_len)
         self.info = DecoupledInfoNCE(temperature, m, trade_off)
         self.negatives, self.positive_noise, self.negative_noise = negatives, positive_noise, negative_noise

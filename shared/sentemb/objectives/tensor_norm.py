@@ -1,78 +1,22 @@
-"""Tensor norm constraints of TNCSE (Zong et al., AAAI 2025): l_TN, L_TN, ICNCE, ICTN, and the total loss.
+"""Tensor norm constraints of TNCSE (Zong et al., AAAI 2025): l_TN, L_TN, ICNCE, ICTN and the total loss.
 
-Sources. The extracted paper text (../shared/papers/tncse.txt) keeps every equation as LaTeX, so
-Eq. 1-8 below are the paper's. The paper leaves open which dropout view goes with which, what
-the negatives of Eq. 4 are, and how the batch is reduced. Those choices come from the official
-code (tianyuzong/TNCSE, `model_dual.py`/`train_dual.py` at 321d7a6, summarised in
-../shared/notes/official-implementations.md section 1.4) and are marked [code] below.
-
-Norm constraint, Eq. 1 (Method, "Norm Constraints on Representations"):
-
-    l_TN(h, h+) = || h - h+ || / ( ||h|| + ||h+|| )
-
-By the law of cosines, Eq. 2, with ||h+|| = k ||h|| (k > 0) and t = cos(h, h+) in [-1, 1], Eq. 3:
-
-    l_TN(k, t) = sqrt(1 + k^2 - 2 k t) / (1 + k)
-
-Eq. 3 is the surface of Figure 2. Its minimum is 0 at k = t = 1, it equals 1 at t = -1, and it is
-unchanged by k -> 1/k. We evaluate the radicand in the equal form (1 - k)^2 + 2 k (1 - t). That
-form cannot go negative by rounding when t = 1.
-
-Views and pairs [code]. Each sentence goes through each encoder twice, and the two dropout views
-sit on interleaved rows: row 2m is view a of sentence m, row 2m+1 is view b. So every input
-below has shape (2B, d). The same tokenised rows feed both encoders, so row r of encoder I and
-row r of encoder II encode the same text. `interleave_views` builds this layout from two (B, d)
-view tensors.
-
-    h1, h2: [CLS] last hidden state of encoder I / II      (the paper's h^L; angle terms)
-    p1, p2: BERT `pooler_output` (dense + tanh) of I / II  (the paper's h^P; norm terms)
-
-The paper says the last hidden states all have nearly the same norm (about 14-16). That is why
-the norm terms use the pooler output.
-
-InfoNCE, Eq. 4 (Method, "Model Structure Design"), tau = 0.05:
-
-    L_NCE(h_i, h_i+) = -log  e^{sim(h_i, h_i+)/tau}
-                             / ( e^{sim(h_i, h_i+)/tau} + sum_j e^{sim(h_i, h_j-)/tau} )
-
-with sim the cosine. [code] The loss runs over all 2B rows. Row r's positive is its partner row
-(r XOR 1), and its negatives are every other row except r itself. The (2B x 2B) diagonal is masked
-out and the loss is the mean over the 2B rows (`interleaved_infonce(h, h)`). This differs from
-`UnsupervisedInfoNCE`, SimCSE's (B x B) one-directional form.
-
-ICNCE, Eq. 5: L_ICNCE = L_NCE(h_I^L, h_II^L). [code] This is the same loss with encoder I's rows as
-anchors and encoder II's rows as candidates (`icnce(h1, h2)`). The positive of h1[2m] is h2[2m+1]:
-other encoder, other view. h2[2m] is the same text through the other encoder. Masking the diagonal
-removes it, so it is neither a positive nor a negative.
-
-Tensor norm loss, Eq. 6, for encoders i != j:
-
-    L_TN(h_i, h_j+) = -log( sim(h_I^L, h_II^L) ) * || h_i^P - h_j^{P+} || / ( ||h_i^P|| + ||h_j^{P+}|| )
-
-i.e. -log(cos of the [CLS] pair) * l_TN(pooler pair). [code] For each sentence m the pair is row 2m
-of encoder i against row 2m+1 of encoder j. The same pair is used for the cosine factor, which the
-paper writes without view marks, and for the norm term. The loss is the mean over the B sentences.
-The cosine factor keeps its gradient.
-
-Interaction constraint, Eq. 7:  L_ICTN = L_TN(h_I, h_II+) + L_TN(h_II, h_I+).
-
-Total, Eq. 8:  L = sum_{i in {I, II}} L_NCE(h_i^L, h_i^L+) + L_ICNCE + L_ICTN,
-
-all weights 1, as in the code. That is 5 terms: NCE(I), NCE(II), ICNCE, TN(I->II), TN(II->I).
-
-Where the official code differs from the paper. We implement the paper by default, and each
-difference can be switched on:
-
-* ``halve_norm_term=True``: the code divides the norm term by 2 (l_TN / 2). The paper has no /2.
-* ``clamp_negative_cosine=True``: when the [CLS] cosine is negative, the code replaces it by the
-  constant ``NEGATIVE_COSINE_FLOOR`` = 1e-4, a fresh tensor with no gradient. The factor is then
-  -log(1e-4) ~ 9.21, and only the pooler norm term gets a gradient for that pair. The test is
-  strict (cos < 0), so cos = 0 still gives an infinite factor in both versions. The paper does not
-  say what happens for t < 0. Taken literally, -log of a negative number is NaN, and that is what
-  the default (paper) version returns, for both value and gradient.
-
-The official training (`train_dual.py`) uses both code variants: TNCSELoss(halve_norm_term=True,
-clamp_negative_cosine=True). Its per-pair Python loop is vectorised here.
+Equations (the paper's, Method):
+    Eq. 1, 3  l_TN(h, h+) = ||h - h+|| / (||h|| + ||h+||) = sqrt((1 - k)^2 + 2 k (1 - t)) / (1 + k),
+              k = ||h+|| / ||h||, t = cos(h, h+)                      (``tensor_norm_distance``, ``tn_surface``)
+    Eq. 4, 5  L_NCE: InfoNCE (tau 0.05) over 2B rows; L_ICNCE = L_NCE(h_I, h_II)  (``interleaved_infonce``, ``icnce``)
+    Eq. 6     L_TN(h_i, h_j+) = -log cos(h_i, h_j+) * l_TN(p_i, p_j+), mean over the B sentences  (``tensor_norm_loss``)
+    Eq. 7, 8  L_ICTN = L_TN(I->II) + L_TN(II->I); L = NCE(I) + NCE(II) + ICNCE + ICTN, all weights 1  (``TNCSELoss``)
+Inputs: (2B, d) tensors, the two dropout views of sentence m on rows 2m and 2m+1 (``interleave_views``): h1, h2 the
+    [CLS] last hidden states of encoders I and II (angle terms), p1, p2 their BERT ``pooler_output`` (norm terms).
+Official code (tianyuzong/TNCSE at 321d7a6) settles what the paper leaves open: row r's positive is row r XOR 1 (in
+    ICNCE, of the other encoder), the diagonal is masked, every loss is a batch mean. Its two departures from Eq. 6
+    are switches, off by default (the paper): ``halve_norm_term`` (l_TN / 2) and ``clamp_negative_cosine`` (a
+    cosine < 0 becomes ``NEGATIVE_COSINE_FLOOR`` = 1e-4, without gradient); ``train_dual.py`` uses both. Without
+    the clamp a negative cosine gives NaN (value and gradient); cos = 0 gives an infinite factor in both forms.
+References: Zong et al., Method ("Norm Constraints on Representations", "Model Structure Design"), Figure 2.
+Relations: Eq. 4 here is symmetric over 2B rows, unlike SimCSE's (B x B)
+    :class:`~sentemb.objectives.infonce.UnsupervisedInfoNCE`; :mod:`sentemb.objectives.tncse` trains with these terms.
+Derivation, view pairing and the official code: docs/derivations.md#sentembobjectivestensor_normpy
 """
 
 from __future__ import annotations
@@ -138,9 +82,7 @@ def partner_rows(n_rows: int, device: torch.device | None = None) -> torch.Tenso
 
 def _check_interleaved(name: str, x: torch.Tensor) -> None:
     if x.dim() != 2 or x.shape[0] < 2 or x.shape[0] % 2:
-        raise ValueError(
-            f"{name} must be (2B, d) with the two dropout views on interleaved rows, got {tuple(x.shape)}"
-        )
+        raise ValueError(f"{name} must be (2B, d) with the two dropout views on interleaved rows, got {tuple(x.shape)}")
 
 
 def interleaved_infonce(anchors: torch.Tensor, candidates: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:

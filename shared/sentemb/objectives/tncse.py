@@ -1,37 +1,20 @@
 """TNCSE's training objectives (Zong et al., AAAI 2025): two encoders trained jointly, and the one-encoder probe.
 
-``tncse`` (Method, Eq. 8; Figure 3). The objective owns both encoders: ``self.encoder`` (encoder I) and
-``self.encoder_2`` (encoder II), in TNCSE's stage 2 both initialised from stage-1 checkpoints (the spec's
-``init_runs``). Each batch of B sentences is laid out as the official code lays it out: every sentence twice, on
-interleaved rows (row 2m and 2m+1 are sentence m), and the 2B rows go through each encoder in one forward pass,
-so each encoder gives two dropout views of every sentence. From each pass the objective takes the [CLS] vector of
-the last layer (h, the angle terms) and BERT's ``pooler_output`` (p, dense + tanh on [CLS], the norm terms), and
-the loss is :class:`~sentemb.objectives.tensor_norm.TNCSELoss`'s terms (Eq. 4-7; their docstrings say which
-view pairs with which):
-
+``tncse`` (Eq. 8, Figure 3): encoders I (``self.encoder``) and II (``self.encoder_2``), both from the stage-1
+checkpoints of the spec's ``init_runs``. The B sentences go twice, on interleaved rows, through each encoder in one
+pass; [CLS] (h) feeds the angle terms and ``pooler_output`` (p) the norm terms of
+:class:`~sentemb.objectives.tensor_norm.TNCSELoss` (Eq. 4-7):
     L = [nce] (L_NCE(h_I) + L_NCE(h_II)) + [icnce] L_ICNCE(h_I, h_II) + [ictn] (L_TN(I->II) + L_TN(II->I))
-
-The three switches are Table 4's ablation rows (all on: Eq. 8). ``halve_norm_term`` and
-``clamp_negative_cosine`` switch on the official code's two departures from Eq. 6 (its /2, and -log(1e-4) for a
-negative [CLS] cosine); the default follows the paper. The evaluated model is CLS(I) + CLS(II)
-(:class:`~sentemb.models.summed_encoders.SummedEncoders`), as in ``evaluation_CKPT.py``.
-
-Settings from the official ``train_dual.py`` that are not parameters of the loss live in the spec: dropout
-0.00025 for BERT (both encoders), lr 1e-6, max length 64, batch 64, AdamW with weight decay 0.01, no scheduler
-(a constant learning rate), evaluation on STS-B dev every 100 steps. The official code pads every batch to 64
-tokens; padding per batch gives the same embeddings (the attention mask hides padding) in less time.
-
-``tncse_single`` (Table 5, "TNCSE-Single"). One encoder: the same per-encoder InfoNCE over interleaved views
-(Eq. 4) plus L_TN (Eq. 6) between the two dropout views of that encoder (h and p of row 2m against row 2m+1):
-
-    L = L_NCE(h) + [tn_weight] L_TN(h, h+)
-
-The paper describes it in one sentence and its code is not released; this is the reading that applies Eq. 6
-within one encoder. ``tn_weight`` is 1 in the paper ("this structure only increases the L_TN loss relative to
-Unsup-SimCSE"). At 0 the L_TN term is left out, not multiplied by 0 (no -log(cos) is computed, so a negative
-cosine cannot turn it into NaN), and the loss is Eq. 4 alone over the 2B interleaved rows: SimCSE's InfoNCE in
-TNCSE's symmetric 2B-row form, on [CLS] without an MLP. That is Table 5's SimCSE matched to TNCSE-Single, a
-run that differs from it by L_TN only (``papers/tncse/experiments.py``, ``simcse_matched``).
+Switches: ``nce``, ``icnce``, ``ictn`` are Table 4's ablation rows (all on: Eq. 8). Evaluated model: CLS(I) + CLS(II)
+(:class:`~sentemb.models.summed_encoders.SummedEncoders`, as ``evaluation_CKPT.py``).
+``tncse_single`` (Table 5, "TNCSE-Single"): one encoder, L = L_NCE(h) + [tn_weight] L_TN(h, h+), Eq. 6 between its
+two dropout views (our reading of the paper's one sentence; no code released). ``tn_weight`` 0 leaves L_TN out (not
+times 0): Eq. 4 alone, Table 5's SimCSE matched to TNCSE-Single.
+Official code: ``halve_norm_term`` and ``clamp_negative_cosine`` select ``train_dual.py``'s Eq. 6 (its /2, and
+-log(1e-4) for a negative [CLS] cosine); the default is the paper's. Its other settings (dropout, lr, length, batch,
+optimizer, evaluation) live in the spec; padding per batch replaces its padding to 64 (same embeddings).
+References: Zong et al., Method, Eq. 4-8; Tables 4, 5. Relations: :mod:`sentemb.objectives.tensor_norm` (the terms).
+Settings and the TNCSE-Single reading: docs/derivations.md#sentembobjectivestncsepy
 """
 
 from __future__ import annotations
@@ -49,9 +32,13 @@ from sentemb.objectives.tensor_norm import TNCSELoss, interleaved_infonce, tenso
 
 TEMPERATURE = Param("temperature", float, 0.05, "tau of Eq. 4-5", low=0.0, low_open=True)
 HALVE = Param("halve_norm_term", bool, False, "official code: the norm term of Eq. 6 divided by 2 (paper: no /2)")
-CLAMP = Param("clamp_negative_cosine", bool, False,
-              "official code: -log(1e-4), without gradient, in Eq. 6 when the [CLS] cosine is negative (paper: "
-              "-log of a negative number, NaN, which stops the run)")
+CLAMP = Param(
+    "clamp_negative_cosine",
+    bool,
+    False,
+    "official code: -log(1e-4), without gradient, in Eq. 6 when the [CLS] cosine is negative (paper: "
+    "-log of a negative number, NaN, which stops the run)",
+)
 
 
 def interleaved_twice(sentences: Sequence[str]) -> list[str]:
@@ -68,6 +55,7 @@ class TNCSE(TrainingObjective):
     """Two encoders trained jointly with InfoNCE, ICNCE and ICTN (Eq. 8). Rows: sentences."""
 
     name = "tncse"
+    reference = "TNCSE (Zong et al., AAAI 2025)"
     rows = "sentences"
     sequences_per_row = 4  # each sentence twice through each encoder
     n_encoders = 2
@@ -81,14 +69,24 @@ class TNCSE(TrainingObjective):
     )
     TERMS = {"nce": ("nce_1", "nce_2"), "icnce": ("icnce",), "ictn": ("tn_1_to_2", "tn_2_to_1")}
 
-    def __init__(self, encoder: SentenceEncoder, encoder_2: SentenceEncoder, max_len: int, temperature: float,
-                 nce: bool, icnce: bool, ictn: bool, halve_norm_term: bool, clamp_negative_cosine: bool) -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        encoder_2: SentenceEncoder,
+        max_len: int,
+        temperature: float,
+        nce: bool,
+        icnce: bool,
+        ictn: bool,
+        halve_norm_term: bool,
+        clamp_negative_cosine: bool,
+    ) -> None:
         super().__init__(encoder, max_len)
         self.encoder_2 = encoder_2
-        self.loss = TNCSELoss(temperature, halve_norm_term=halve_norm_term,
-                              clamp_negative_cosine=clamp_negative_cosine)
-        self.active_terms = [t for group, on in (("nce", nce), ("icnce", icnce), ("ictn", ictn)) if on
-                             for t in self.TERMS[group]]
+        self.loss = TNCSELoss(temperature, halve_norm_term=halve_norm_term, clamp_negative_cosine=clamp_negative_cosine)
+        self.active_terms = [
+            t for group, on in (("nce", nce), ("icnce", icnce), ("ictn", ictn)) if on for t in self.TERMS[group]
+        ]
 
     @classmethod
     def build(cls, encoders: Sequence[SentenceEncoder], max_len: int, params: Mapping[str, Any]) -> "TNCSE":
@@ -122,15 +120,33 @@ class TNCSESingle(TrainingObjective):
     them (Eq. 4 + Eq. 6); ``tn_weight=0`` is the matched SimCSE row (Eq. 4 alone)."""
 
     name = "tncse_single"
+    reference = "TNCSE (Zong et al., AAAI 2025), TNCSE-Single"
     rows = "sentences"
     sequences_per_row = 2
-    params = (TEMPERATURE, HALVE, CLAMP,
-              Param("tn_weight", float, 1.0, "weight of L_TN (Eq. 6) next to Eq. 4's InfoNCE; 1 = TNCSE-Single "
-                    "(the paper), 0 = the term left out (Table 5's SimCSE matched to TNCSE-Single)", low=0.0,
-                    added=True))
+    params = (
+        TEMPERATURE,
+        HALVE,
+        CLAMP,
+        Param(
+            "tn_weight",
+            float,
+            1.0,
+            "weight of L_TN (Eq. 6) next to Eq. 4's InfoNCE; 1 = TNCSE-Single "
+            "(the paper), 0 = the term left out (Table 5's SimCSE matched to TNCSE-Single)",
+            low=0.0,
+            added=True,
+        ),
+    )
 
-    def __init__(self, encoder: SentenceEncoder, max_len: int, temperature: float, halve_norm_term: bool,
-                 clamp_negative_cosine: bool, tn_weight: float) -> None:
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        max_len: int,
+        temperature: float,
+        halve_norm_term: bool,
+        clamp_negative_cosine: bool,
+        tn_weight: float,
+    ) -> None:
         super().__init__(encoder, max_len)
         self.temperature = temperature
         self.tn_weight = tn_weight

@@ -14,7 +14,8 @@ Var and Cov use the unbiased (N - 1) estimate, eps = 1e-4. Where VICReg's refere
 differs (the values match once the weights are converted; its issues #8 and #26 discuss both factors): it averages
 the invariance term over the D dimensions too (``F.mse_loss``), and it halves the variance term, averaging the two
 views' hinges instead of summing them. So the weights (lambda_s, lambda_v, lambda_c) here are the code's
-(lambda_s * D, 2 * lambda_v, lambda_c): this module's (25, 25, 1) is the code's (25 * D, 50, 1), not its defaults. The paper's three coefficients were lost in the
+(lambda_s * D, 2 * lambda_v, lambda_c): this module's (25, 25, 1) is the code's (25 * D, 50, 1), not its defaults. The
+paper's three coefficients were lost in the
 extraction (unknown; Appendix A.2 says one is held fixed and the others searched with SMAC); the defaults here
 are VICReg's own (25, 25, 1) so that the module runs, not the paper's values.
 """
@@ -26,6 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sentemb.objectives.full_precision import fp32_loss
+
 
 def invariance(za: torch.Tensor, zb: torch.Tensor) -> torch.Tensor:
     return F.mse_loss(za, zb, reduction="none").sum(1).mean()
@@ -44,8 +46,14 @@ def covariance_penalty(z: torch.Tensor) -> torch.Tensor:
 
 
 class VICReg(nn.Module):
-    def __init__(self, invariance_weight: float = 25.0, variance_weight: float = 25.0,
-                 covariance_weight: float = 1.0, gamma: float = 1.0, eps: float = 1e-4) -> None:
+    def __init__(
+        self,
+        invariance_weight: float = 25.0,
+        variance_weight: float = 25.0,
+        covariance_weight: float = 1.0,
+        gamma: float = 1.0,
+        eps: float = 1e-4,
+    ) -> None:
         super().__init__()
         self.weights = (invariance_weight, variance_weight, covariance_weight)
         self.gamma, self.eps = gamma, eps

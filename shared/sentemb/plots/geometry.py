@@ -24,8 +24,12 @@ def align_uniform_trajectories(curves: dict[str, list[dict]], title: str):
         a = [p["alignment"] for p in curve]
         ax.plot(u, a, "-o", color=colour, ms=3, lw=1, label=label)
         for k in range(len(u) - 1):
-            ax.annotate("", xy=(u[k + 1], a[k + 1]), xytext=(u[k], a[k]),
-                        arrowprops={"arrowstyle": "->", "color": colour, "lw": 1})
+            ax.annotate(
+                "",
+                xy=(u[k + 1], a[k + 1]),
+                xytext=(u[k], a[k]),
+                arrowprops={"arrowstyle": "->", "color": colour, "lw": 1},
+            )
     ax.set_xlabel(r"$\ell_{uniform}$ (lower is better)")
     ax.set_ylabel(r"$\ell_{align}$ (lower is better)")
     ax.set_title(title)

@@ -11,9 +11,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 STYLE = {
-    "figure.dpi": 110, "savefig.dpi": 150, "savefig.bbox": "tight", "font.size": 10, "axes.titlesize": 11,
-    "axes.labelsize": 10, "legend.fontsize": 8, "axes.grid": True, "grid.alpha": 0.3,
-    "axes.spines.top": False, "axes.spines.right": False,
+    "figure.dpi": 110,
+    "savefig.dpi": 150,
+    "savefig.bbox": "tight",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 8,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
 }
 # seaborn's colour-blind-safe palette: its first colours are far apart in hue (two blues sat side by side before)
 PALETTE = sns.color_palette("colorblind", 8).as_hex()

@@ -1,14 +1,13 @@
 """The whole archive at a glance: every paper's tables and figures with their status, and its claims per status.
 
-Each paper's report owns its coverage (``papers/<paper>/report.py``: ``COVERAGE``, checked against the paper's
-``reported/index.csv``) and writes its claims to ``results/<paper>/<profile>/claims.csv``; this module only gathers
+Each paper owns its coverage (its :class:`sentemb.paper.Paper` class's ``coverage_items``, checked against the
+paper's ``reported/index.csv``) and writes its claims to ``results/<paper>/<profile>/claims.csv``; this module only
+gathers
 them, for the overview notebook, the HTML site's index and the top-level README's table. A status is free text that
 starts with one of :data:`STATUS_CLASSES` ("reproduced (extended rows)", "partly (extended rows)", ...).
 """
 
 from __future__ import annotations
-
-import importlib
 
 import pandas as pd
 
@@ -16,16 +15,7 @@ from sentemb import settings
 from sentemb.report.claims import COLUMNS as CLAIM_COLUMNS
 from sentemb.report.claims import SIZE_STATUSES
 from sentemb.report.claims import STATUSES as CLAIM_STATUSES
-from sentemb.report.reported import PAPERS as REPORTED_PAPERS
 
-TITLES = {
-    "simcse": "SimCSE (Gao et al., 2021)",
-    "simcse_pp": "SimCSE++ (Xu et al., 2023)",
-    "declutr": "DeCLUTR (Giorgi et al., 2021)",
-    "tncse": "TNCSE (Zong et al., 2025)",
-    "noncontrastive": "Non-contrastive (Farina & Pappadopulo, 2024)",
-}
-PAPERS = {paper: TITLES[paper] for paper in REPORTED_PAPERS}
 STATUS_CLASSES = ("reproduced", "partly", "not run", "not applicable", "not identifiable")
 
 
@@ -36,26 +26,36 @@ def status_class(status: str) -> str:
     raise ValueError(f"coverage status {status!r} starts with none of {STATUS_CLASSES}")
 
 
+def titles() -> dict[str, str]:
+    """Name -> title of every paper with reported numbers, in the registry's order."""
+    from sentemb.paper import reproduced_papers
+
+    return {name: paper.title for name, paper in reproduced_papers().items()}
+
+
 def coverage(paper: str) -> pd.DataFrame:
     """The paper's coverage table (item, caption, status, where / why) with a ``class`` column."""
-    table = importlib.import_module(f"papers.{paper}.report").coverage()
+    from sentemb.paper import get_paper
+
+    table = get_paper(paper).coverage()
     return table.assign(paper=paper, **{"class": table["status"].map(status_class)})
 
 
 def coverage_counts() -> pd.DataFrame:
     """One row per paper: how many of its tables and figures are in each status class."""
     rows = []
-    for paper, title in PAPERS.items():
+    for paper, title in titles().items():
         counts = coverage(paper)["class"].value_counts()
-        rows.append({"paper": title, **{name: int(counts.get(name, 0)) for name in STATUS_CLASSES},
-                     "items": int(counts.sum())})
+        rows.append(
+            {"paper": title, **{name: int(counts.get(name, 0)) for name in STATUS_CLASSES}, "items": int(counts.sum())}
+        )
     return pd.DataFrame(rows)
 
 
 def claims(profile: str) -> pd.DataFrame:
     """Every paper's claims (``results/<paper>/<profile>/claims.csv``), stacked; a paper without the file has none."""
     frames = []
-    for paper in PAPERS:
+    for paper in titles():
         path = settings.results_root() / paper / profile / "claims.csv"
         if path.is_file():
             frames.append(pd.read_csv(path, dtype=str, keep_default_na=False))
@@ -67,13 +67,19 @@ def claim_counts(profile: str) -> pd.DataFrame:
     status (``size holds`` ... ``size no size``: is the effect as large as the paper's)."""
     table = claims(profile)
     rows = []
-    for paper, title in PAPERS.items():
+    for paper, title in titles().items():
         mine = table[table["paper"] == paper]
         statuses = mine["status"].value_counts()
         sizes = mine["size_status"].value_counts() if "size_status" in mine else pd.Series(dtype=int)
         unknown = (set(statuses.index) - set(CLAIM_STATUSES)) | (set(sizes.index) - set(SIZE_STATUSES))
         if unknown:
             raise ValueError(f"{paper}'s claims.csv has statuses {sorted(unknown)} outside {SIZE_STATUSES}")
-        rows.append({"paper": title, **{s: int(statuses.get(s, 0)) for s in CLAIM_STATUSES},
-                     **{f"size {s}": int(sizes.get(s, 0)) for s in SIZE_STATUSES}, "claims": int(statuses.sum())})
+        rows.append(
+            {
+                "paper": title,
+                **{s: int(statuses.get(s, 0)) for s in CLAIM_STATUSES},
+                **{f"size {s}": int(sizes.get(s, 0)) for s in SIZE_STATUSES},
+                "claims": int(statuses.sum()),
+            }
+        )
     return pd.DataFrame(rows)

@@ -1,49 +1,18 @@
 """A paper's main claims as comparisons over table cells (``papers/<paper>/claims.yaml``), each given two verdicts.
 
-Claims
-------
-Each claim says which cells it rests on and one comparison:
-
-- ``greater``: left > right (its ``margin``, if any, is the size the paper states: "by more than 4 points");
-- ``within``:  |left - right| <= tolerance (``tolerance``, or ``tolerance_relative``: a fraction of |mean(right)|);
-- ``argmax`` / ``argmin``: among ``cells``, ``expect`` is (one of) the largest / smallest.
-
-A cell reference is a mapping with ``table``, ``row``, ``column`` and, where needed to be unique, ``group``,
-``split``, ``aggregation`` or ``metric``; one that matches several rows is a malformed claim and raises. A claim on a
-figure the paper prints only as a plot says ``figure_only: true`` (no reported value; evaluated on figure points).
-
-Two verdicts
-------------
-- ``direction_status`` (also ``status``): is the effect there at all, in the paper's direction (margin 0; ``within``
-  claims are equivalence claims and keep their tolerance);
-- ``size_status``: is it as large as the paper's: left - right reaches the paper's stated ``margin``, else the
-  paper's own effect on its reported numbers (for argmax/argmin: the paper's lead over each other cell); with
-  ``size_tolerance``, instead equivalent to the paper's effect within that tolerance (TOST). ``no size`` for
-  ``within`` claims, and where the paper prints no number for a cell or its own numbers show no effect.
-
-Each is ``holds`` / ``fails`` (significantly so, on seeds), ``inconclusive`` (the seeds cannot tell, or one seed),
-``not run`` (a cell is missing), with its effect (signed so that positive supports it), p and n.
-
-Tests
------
-A table without a ``values`` column (the paper's numbers) is compared number against number (``deterministic``).
-With ``values`` (per-seed values joined by ";"), every comparison is a hypothesis test at ``ALPHA`` = 0.05, on one of
-three designs, named with its reason in the ``test`` column:
-
-- **paired** (:mod:`sentemb.report.pairing`, decided from the run records behind ``run_ids``): the cells' runs share
-  their randomness (init runs, or seed and data order, at the same grid point); one-sided t-test on the matched
-  differences (``scipy.stats.ttest_1samp`` of left - right against the shift; equal to ``ttest_rel``), unmatched
-  seeds reported and left out;
-- **independent**: one-sided Welch t-test (``ttest_ind(equal_var=False)``);
-- **one-sample**: a cell without seed variance (an untrained backbone; column ``deterministic``) is a known constant.
-
-``greater`` holds if H1 diff > shift has p < ALPHA, fails if H1 diff < shift does. ``within``: TOST (holds if both
-one-sided tests reject; p = the larger), fails if the difference is significantly outside the tolerance.
-``argmax`` / ``argmin``: an intersection-union test against every other cell (holds if every one-sided test rejects;
-p = the largest), fails if some other cell is significantly better, Bonferroni over the k others (reported p = k p).
-Few seeds (3-5) make the t-test the practical choice; different configurations have different variances, hence
-Welch. Fewer than 2 seeds (or matched pairs) on a side cannot be tested: ``inconclusive``. Zero variance: the sign of
-the difference decides (p = 0 or 1).
+Claims: ``greater`` (left > right, with the paper's stated ``margin``), ``within`` (|left - right| <= ``tolerance``
+    or ``tolerance_relative``), ``argmax`` / ``argmin`` (``expect`` is among the largest / smallest of ``cells``);
+    cells by ``table``, ``row``, ``column`` (and ``group``, ``split``, ``aggregation``, ``metric`` to be unique; a
+    reference matching several rows raises); ``figure_only: true`` for numbers the paper shows only as a plot.
+Verdicts: ``direction_status`` (also ``status``: the effect in the paper's direction, margin 0) and ``size_status``
+    (as large as the paper's margin, else its own reported effect; with ``size_tolerance``, TOST-equivalent to it),
+    each ``holds`` / ``fails`` / ``inconclusive`` / ``not run``, with effect, p and n.
+Tests: without a ``values`` column, number against number; with per-seed values, one-sided at ``ALPHA`` = 0.05: a
+    paired t-test (:mod:`sentemb.report.pairing`), else Welch, or one-sample against a deterministic cell; ``within``
+    by TOST, ``argmax`` / ``argmin`` by an intersection-union test, Bonferroni over the k others. Fewer than 2 seeds
+    on a side: ``inconclusive``; zero variance: the sign of the difference decides (p = 0 or 1).
+Relations: :mod:`sentemb.report.pairing` (which design applies).
+The rules in full: docs/derivations.md#sentembreportclaimspy
 """
 
 from __future__ import annotations
@@ -67,8 +36,24 @@ ALPHA = 0.05
 STATUSES = ("holds", "fails", "inconclusive", "not run")
 SIZE_STATUSES = STATUSES + ("no size",)
 #: The columns of ``claims.csv`` (documented in ``results/schema.yaml``).
-COLUMNS = ["paper", "claim", "text", "source", "status", "detail", "effect", "p_value", "n", "test",
-           "direction_status", "size_status", "size_target", "size_effect", "size_p_value", "size_detail"]
+COLUMNS = [
+    "paper",
+    "claim",
+    "text",
+    "source",
+    "status",
+    "detail",
+    "effect",
+    "p_value",
+    "n",
+    "test",
+    "direction_status",
+    "size_status",
+    "size_target",
+    "size_effect",
+    "size_p_value",
+    "size_detail",
+]
 
 
 @dataclass(frozen=True)
@@ -238,13 +223,17 @@ class Comparison:
         self.left, self.right = left, right
         constant = isinstance(left, Constant) or isinstance(right, Constant)
         if constant or not isinstance(left, Seeds) or not isinstance(right, Seeds):
-            why = "one-sample: a cell without seed variance" if constant and not (
-                isinstance(left, Constant) and isinstance(right, Constant)) else "independent: no run records"
+            why = (
+                "one-sample: a cell without seed variance"
+                if constant and not (isinstance(left, Constant) and isinstance(right, Constant))
+                else "independent: no run records"
+            )
             self.design = Design(False, why)
         else:
             self.design = design(left.run_ids, right.run_ids, left.profile or right.profile, lookup)
-        self.differences = [float(np.mean([left[i] for i in ls]) - np.mean([right[j] for j in rs]))
-                            for ls, rs in self.design.pairs]
+        self.differences = [
+            float(np.mean([left[i] for i in ls]) - np.mean([right[j] for j in rs])) for ls, rs in self.design.pairs
+        ]
 
     @property
     def paired(self) -> bool:
@@ -307,6 +296,7 @@ def _tolerance(claim: dict, right_mean: float) -> float:
 
 # -- the paper's own numbers ---------------------------------------------------------------------------------------
 
+
 def _reported_effects(claim: dict, values: list[float]) -> list[float]:
     """The paper's own effect(s) on its numbers, in the claim's direction: left - right (greater, within), or
     expect's lead over each other cell (argmax/argmin)."""
@@ -343,6 +333,7 @@ def _evaluate_reported(claim: dict, values: list[float], margin: float | None = 
 
 # -- tests on seeds ------------------------------------------------------------------------------------------------
 
+
 def _one_seed(samples: list[list[float]], refs: list[dict]) -> str:
     """Names of the claim's cells with fewer than 2 seeds (constants excepted), for the detail."""
     return ", ".join(_label(ref) for ref, s in zip(refs, samples) if not _testable(s))
@@ -366,8 +357,9 @@ def _greater(claim: dict, comparison: Comparison, margin: float) -> Verdict:
         detail = f"{_untestable([claim['left'], claim['right']], [comparison], [left, right])}; {text}"
         return Verdict(claim["id"], "inconclusive", detail, effect, None, comparison.n, test)
     p_for, p_against = comparison.p_greater(margin), comparison.p_less(margin)
-    status, p = ("holds", p_for) if p_for < ALPHA else ("fails", p_against) if p_against < ALPHA \
-        else ("inconclusive", p_for)
+    status, p = (
+        ("holds", p_for) if p_for < ALPHA else ("fails", p_against) if p_against < ALPHA else ("inconclusive", p_for)
+    )
     detail = f"{text}: p={_fmt_p(p_for)} for, p={_fmt_p(p_against)} against"
     return Verdict(claim["id"], status, detail, effect, p, comparison.n, test)
 
@@ -385,16 +377,17 @@ def _equivalent(claim: dict, comparison: Comparison, centre: float, tolerance: f
         return Verdict(claim["id"], "inconclusive", detail, effect, None, comparison.n, test)
     p_tost = max(comparison.p_greater(centre - tolerance), comparison.p_less(centre + tolerance))
     p_gap = min(comparison.p_greater(centre + tolerance), comparison.p_less(centre - tolerance))
-    status, p = ("holds", p_tost) if p_tost < ALPHA else ("fails", p_gap) if p_gap < ALPHA \
-        else ("inconclusive", p_tost)
+    status, p = ("holds", p_tost) if p_tost < ALPHA else ("fails", p_gap) if p_gap < ALPHA else ("inconclusive", p_tost)
     detail = f"{text}: TOST p={_fmt_p(p_tost)}, p={_fmt_p(p_gap)} for |diff{about}| > {tolerance:.4g}"
     return Verdict(claim["id"], status, detail, effect, p, comparison.n, test)
 
 
 def _runner_up_text(expect_ref, expect, other_ref, other, lead: float, p: float | None) -> str:
     """How ``expect`` compares with the runner-up, for the detail of argmax/argmin."""
-    where = (f"runner-up {_label(other_ref)} ({_g(np.mean(other))}, n={len(other)}) vs {_label(expect_ref)} "
-             f"({_g(np.mean(expect))}, n={len(expect)}): lead {_g(lead, '+')}")
+    where = (
+        f"runner-up {_label(other_ref)} ({_g(np.mean(other))}, n={len(other)}) vs {_label(expect_ref)} "
+        f"({_g(np.mean(expect))}, n={len(expect)}): lead {_g(lead, '+')}"
+    )
     if p is None:
         return f"{where}, 1 seed: not separable"  # (a constant counts as testable)
     return f"{where}, p={_fmt_p(p)}: {'separable' if p < ALPHA else 'not separable'}"
@@ -425,8 +418,7 @@ def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float]) -> 
     runner = min(range(k), key=lambda i: ahead[i] - leads[i])
     lead = float(ahead[runner] - leads[runner])
     paired = sum(c.paired for c in comparisons)
-    n = (f"{len(expect)} vs " + ",".join(str(len(o)) for o in others)
-         + (f" ({paired} of {k} paired)" if paired else ""))
+    n = f"{len(expect)} vs " + ",".join(str(len(o)) for o in others) + (f" ({paired} of {k} paired)" if paired else "")
     designs = list(dict.fromkeys(c.design.why for c in comparisons))
     kinds = "paired t" if paired == k else "Welch" if paired == 0 else "paired t / Welch"
     if any(isinstance(c.left, Constant) != isinstance(c.right, Constant) for c in comparisons) and not paired:
@@ -440,9 +432,11 @@ def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float]) -> 
         worst = min(beaten, key=lambda i: loses[i])
         p = min(1.0, k * loses[worst])
         short = f" by {_g(leads[worst])}" if leads[worst] else ""
-        detail = (f"{_label(refs[worst])} ({_g(np.mean(others[worst]))}, n={len(others[worst])}) is significantly "
-                  f"{'larger' if sign > 0 else 'smaller'} than {_label(refs[-1])} ({_g(np.mean(expect))}, "
-                  f"n={len(expect)}){' less' + short if short else ''}: p={_fmt_p(loses[worst])} < {ALPHA:g}/{k}")
+        detail = (
+            f"{_label(refs[worst])} ({_g(np.mean(others[worst]))}, n={len(others[worst])}) is significantly "
+            f"{'larger' if sign > 0 else 'smaller'} than {_label(refs[-1])} ({_g(np.mean(expect))}, "
+            f"n={len(expect)}){' less' + short if short else ''}: p={_fmt_p(loses[worst])} < {ALPHA:g}/{k}"
+        )
         if worst != runner:
             detail += f"; {runner_text}"
         return Verdict(claim["id"], "fails", detail, lead, p, n, test)
@@ -466,8 +460,9 @@ def _comparisons(claim: dict, samples: list[list[float]], lookup_record: RecordL
     return [Comparison(*samples, lookup_record)]
 
 
-def _on_seeds(claim: dict, comparisons: list[Comparison], targets: list[float],
-              size_tolerance: float | None = None) -> Verdict:
+def _on_seeds(
+    claim: dict, comparisons: list[Comparison], targets: list[float], size_tolerance: float | None = None
+) -> Verdict:
     """The test of ``claim``'s kind asking for the effect(s) ``targets`` (zeros: the direction)."""
     kind = claim["kind"]
     if kind == "greater" and size_tolerance is not None:
@@ -480,6 +475,7 @@ def _on_seeds(claim: dict, comparisons: list[Comparison], targets: list[float],
 
 
 # -- both verdicts -------------------------------------------------------------------------------------------------
+
 
 def _size_targets(claim: dict, reported: list[float] | None) -> tuple[list[float] | None, str]:
     """The effect(s) the size verdict asks for and where they come from; None with the reason when there is none."""
@@ -506,8 +502,9 @@ def _reported_values(claim: dict, reported: pd.DataFrame | None) -> list[float] 
     return None if any(v is None for v in values) else values
 
 
-def evaluate(claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = None,
-             lookup_record: RecordLookup = stored_record) -> Verdict:
+def evaluate(
+    claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = None, lookup_record: RecordLookup = stored_record
+) -> Verdict:
     """Both verdicts of one claim on ``table`` (on seeds if it has a ``values`` column, else on the numbers);
     ``reported``: the paper's numbers, for the size the paper's own effect sets (default: ``table`` itself when it
     has no seeds)."""
@@ -516,8 +513,9 @@ def evaluate(claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = N
     found = [lookup_seeds(table, ref) if seeds else lookup(table, ref) for ref in refs]
     if any(v is None for v in found):
         missing = [ref for ref, v in zip(refs, found) if v is None]
-        return Verdict(claim["id"], "not run", f"no value for {missing}", size_status="not run",
-                       size_detail="a cell is missing")
+        return Verdict(
+            claim["id"], "not run", f"no value for {missing}", size_status="not run", size_detail="a cell is missing"
+        )
     paper = _reported_values(claim, reported if reported is not None or seeds else table)
     targets, source = _size_targets(claim, paper)
     if not seeds:
@@ -529,8 +527,12 @@ def evaluate(claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = N
         else:
             own = _reported_effects(claim, found)
             ok = all(e >= t for e, t in zip(own, targets))
-            size = Verdict(claim["id"], "holds" if ok else "fails",
-                           f"leads {', '.join(_g(e, '+') for e in own)}", min(e - t for e, t in zip(own, targets)))
+            size = Verdict(
+                claim["id"],
+                "holds" if ok else "fails",
+                f"leads {', '.join(_g(e, '+') for e in own)}",
+                min(e - t for e, t in zip(own, targets)),
+            )
     else:
         comparisons = _comparisons(claim, found, lookup_record)  # one design for both verdicts
         direction = _on_seeds(claim, comparisons, [0.0] * len(comparisons))
@@ -538,26 +540,50 @@ def evaluate(claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = N
     if size is None:
         return Verdict(**{**direction.__dict__, "size_status": "no size", "size_detail": source})
     target = targets[0] if len(targets) == 1 else None
-    return Verdict(**{**direction.__dict__, "size_status": size.status, "size_target": target,
-                      "size_effect": size.effect, "size_p_value": size.p_value,
-                      "size_detail": f"{source}: {size.detail}"})
+    return Verdict(
+        **{
+            **direction.__dict__,
+            "size_status": size.status,
+            "size_target": target,
+            "size_effect": size.effect,
+            "size_p_value": size.p_value,
+            "size_detail": f"{source}: {size.detail}",
+        }
+    )
 
 
-def evaluate_all(paper: str, table: pd.DataFrame, reported: pd.DataFrame | None = None,
-                 lookup_record: RecordLookup = stored_record) -> pd.DataFrame:
+def evaluate_all(
+    paper: str, table: pd.DataFrame, reported: pd.DataFrame | None = None, lookup_record: RecordLookup = stored_record
+) -> pd.DataFrame:
     """One row per claim of ``paper`` (:data:`COLUMNS`). ``reported`` defaults to the paper's numbers
     (``papers/<paper>/reported``) when ``table`` holds seeds."""
     if reported is None and "values" in table.columns:
         from sentemb.report.reported import load_all_reported
+
         reported = load_all_reported(paper)
     rows = []
     for claim in load_claims(paper):
         v = evaluate(claim, table, reported, lookup_record)
-        rows.append({"paper": paper, "claim": claim["id"], "text": claim["text"], "source": claim.get("source", ""),
-                     "status": v.status, "detail": v.detail, "effect": v.effect, "p_value": v.p_value, "n": v.n,
-                     "test": v.test, "direction_status": v.status, "size_status": v.size_status,
-                     "size_target": v.size_target, "size_effect": v.size_effect, "size_p_value": v.size_p_value,
-                     "size_detail": v.size_detail})
+        rows.append(
+            {
+                "paper": paper,
+                "claim": claim["id"],
+                "text": claim["text"],
+                "source": claim.get("source", ""),
+                "status": v.status,
+                "detail": v.detail,
+                "effect": v.effect,
+                "p_value": v.p_value,
+                "n": v.n,
+                "test": v.test,
+                "direction_status": v.status,
+                "size_status": v.size_status,
+                "size_target": v.size_target,
+                "size_effect": v.size_effect,
+                "size_p_value": v.size_p_value,
+                "size_detail": v.size_detail,
+            }
+        )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -587,8 +613,10 @@ def for_csv(verdicts: pd.DataFrame) -> pd.DataFrame:
 def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[str]:
     """The verdicts as a Markdown table for a README: the direction verdict (effect, p, n, test) and the size verdict
     (the effect it asks for, its status and p)."""
-    lines = ["| claim | direction | effect | p | n | test | size (paper's effect) | size p |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| claim | direction | effect | p | n | test | size (paper's effect) | size p |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
 
     def number(x, fmt):
         return format(float(x), fmt) if pd.notna(x) and x != "" else "–"
@@ -599,6 +627,8 @@ def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[st
         size = c.get("size_status", "no size")
         if pd.notna(c.get("size_target")) and c.get("size_target") != "":
             size = f"{size} ({number(c['size_target'], '+.2f')})"
-        lines.append(f"| {c['claim']} | {c['status']} | {number(c['effect'], '+.2f')} | {number(c['p_value'], '.3g')} "
-                     f"| {c['n']} | {c['test']} | {size} | {number(c.get('size_p_value'), '.3g')} |")
+        lines.append(
+            f"| {c['claim']} | {c['status']} | {number(c['effect'], '+.2f')} | {number(c['p_value'], '.3g')} "
+            f"| {c['n']} | {c['test']} | {size} | {number(c.get('size_p_value'), '.3g')} |"
+        )
     return lines

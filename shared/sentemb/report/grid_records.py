@@ -14,8 +14,9 @@ from sentemb.runs import events
 from sentemb.runs.execute import NotRun, ensure
 
 
-def collect_records(grid: Callable[..., dict], profile: str, run_missing: bool = True, extended: bool = False,
-                    progress: bool = True) -> dict[str, list[dict]]:
+def collect_records(
+    grid: Callable[..., dict], profile: str, run_missing: bool = True, extended: bool = False, progress: bool = True
+) -> dict[str, list[dict]]:
     """Run name -> records (one per seed) of ``grid(profile, extended=True)``; a spec that is not in
     ``grid(profile, extended=extended)`` (a row, or some seeds of a row, kept outside the time budget) is never run
     here, only loaded, and left out when it has no record."""
@@ -25,8 +26,9 @@ def collect_records(grid: Callable[..., dict], profile: str, run_missing: bool =
         records[name] = []
         for spec in specs:
             try:
-                records[name].append(ensure(spec, run_missing=run_missing and spec.run_id in run_set,
-                                            progress=progress))
+                records[name].append(
+                    ensure(spec, run_missing=run_missing and spec.run_id in run_set, progress=progress)
+                )
             except NotRun:
                 if spec.run_id in run_set:
                     raise

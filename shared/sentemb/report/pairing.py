@@ -1,24 +1,15 @@
 """Which seeds of two claim cells share their randomness, read from the run records.
 
-Two cells are compared **paired** when their values come from runs that share randomness, and each value of one
-cell has one partner in the other; otherwise **independent**. Shared randomness, decided per value from its run
-record (never from a hand-written list):
-
-- **shared init runs**: both runs start from the same trained models (``spec.init_runs``: TNCSE's rows of one
-  seed all start from one stage-1 pair; its untrained ensemble evaluates that pair);
-- **same seed and data order**: the same seed over the same training rows in the same batches (``train_data``,
-  ``batch_size`` and the number of rows the objective kept), so the same batches are drawn in the same order;
-- **lineage**: every value of one cell is a run whose init runs are values of the other cell (a TNCSE seed and the
-  two SimCSE encoders it starts from): that value is paired with the mean of its own init runs' values.
-
-A cell may spread its values over a grid (DeCLUTR's "A = 2" is every (P, tau) point of Figure 2): the spec fields
-that vary inside both cells are the grid coordinates, and partners must sit at the same grid point.
-
-A value's key is (the grid point, then either the init runs or the seed and data order). Two cells are paired on
-the values whose keys match; values without a partner are *unmatched* and reported, not used. A cell of a derived
-record (a post-processing or evaluation of a run) takes its run's spec, with the derived parameters as further
-coordinates. When a record cannot be found, or keys are not unique in a cell, the comparison is independent and
-says why.
+Two cells are compared paired when each value of one has a partner in the other from a run sharing its randomness,
+decided per value from its record (never from a hand-written list): shared ``init_runs`` (TNCSE's rows of one
+seed), the same seed and data order (``train_data``, ``batch_size``, the rows the objective kept), or lineage (a run
+against the mean of its own init runs' values). Otherwise independent.
+Keys: (the grid point, then the init runs or the seed and data order); the grid coordinates are the spec fields that
+vary inside both cells (DeCLUTR's "A = 2" spans Figure 2's (P, tau) points); a derived record takes its run's spec
+plus its derived parameters. Unmatched values are reported, not used; a missing record or a non-unique key makes
+the comparison independent, saying why.
+Relations: :mod:`sentemb.report.claims` (the tests).
+The rules in full: docs/derivations.md#sentembreportpairingpy
 """
 
 from __future__ import annotations
@@ -79,10 +70,17 @@ def unit_of(record: dict) -> Unit:
     spec = record["spec"]
     params = dict(record.get("derived_params") or {})
     seed = params.pop("seed", spec.get("seed"))  # a post-processing fitted with its own seed (a flow)
-    coordinates = {k: json.dumps(v, sort_keys=True) for k, v in spec.items()
-                   if k not in _NOT_COORDINATES and k != "objective_params"}
-    coordinates.update({f"objective_params.{k}": json.dumps(v, sort_keys=True)
-                        for k, v in (spec.get("objective_params") or {}).items()})
+    coordinates = {
+        k: json.dumps(v, sort_keys=True)
+        for k, v in spec.items()
+        if k not in _NOT_COORDINATES and k != "objective_params"
+    }
+    coordinates.update(
+        {
+            f"objective_params.{k}": json.dumps(v, sort_keys=True)
+            for k, v in (spec.get("objective_params") or {}).items()
+        }
+    )
     coordinates.update({f"derived.{k}": json.dumps(v, sort_keys=True) for k, v in params.items()})
     trains = spec.get("objective", "none") != "none"
     rows = (record.get("training") or {}).get("n_training_rows_available")
@@ -137,8 +135,7 @@ def _lineage(left: list[Unit], right: list[Unit]) -> tuple[tuple[int, tuple[int,
     return tuple((i, tuple(index[r] for r in u.init_runs)) for i, u in enumerate(left))
 
 
-def design(left_ids: list[str], right_ids: list[str], profile: str,
-           lookup: RecordLookup = stored_record) -> Design:
+def design(left_ids: list[str], right_ids: list[str], profile: str, lookup: RecordLookup = stored_record) -> Design:
     """The design comparing two cells whose values come from the runs ``left_ids`` and ``right_ids``."""
     if not left_ids or not right_ids:
         return _independent("independent: no run records")
@@ -153,8 +150,12 @@ def design(left_ids: list[str], right_ids: list[str], profile: str,
             used = {j for _, js in found for j in js}
             unused = [str(second[j].seed) for j in range(len(second)) if j not in used]
             pairs = tuple(((js, (i,)) if flip else ((i,), js)) for i, js in found)
-            return Design(True, "paired: each seed against the mean of its own init runs", pairs,
-                          f"init-run seeds not used: {', '.join(unused)}" if unused else "")
+            return Design(
+                True,
+                "paired: each seed against the mean of its own init runs",
+                pairs,
+                f"init-run seeds not used: {', '.join(unused)}" if unused else "",
+            )
     grid = _grid_fields(left, right)
     for by_init, what in ((True, "the same init runs"), (False, "the same seed and data order")):
         if by_init and not all(u.init_runs for u in left + right):
@@ -174,6 +175,5 @@ def design(left_ids: list[str], right_ids: list[str], profile: str,
         lost = [f"left {left[i].seed}" for i in range(len(left)) if i not in matched_left]
         lost += [f"right {right[j].seed}" for j in range(len(right)) if j not in matched_right]
         at = f" at the same grid point ({', '.join(g.removeprefix('objective_params.') for g in grid)})" if grid else ""
-        return Design(True, f"paired: {what}{at}", pairs,
-                      f"unmatched seeds: {', '.join(lost)}" if lost else "")
+        return Design(True, f"paired: {what}{at}", pairs, f"unmatched seeds: {', '.join(lost)}" if lost else "")
     return _independent("independent: no shared seed, data order or init runs")

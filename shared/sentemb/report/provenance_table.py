@@ -18,19 +18,36 @@ def provenance_table(records: dict[str, list[dict]], derived: Iterable[tuple[str
     for name, runs in records.items():
         for r in runs:
             t = r["training"] or {}
-            rows.append({"kind": "run", "name": name, "seed": r["spec"]["seed"], "id": r["run_id"],
-                         "objective": r["spec"]["objective"], "steps": r["spec"]["steps"],
-                         "train_data": r["spec"]["train_data"], "precision": r["precision"]["training"],
-                         "wall_s": round(r["timing"]["total_seconds"], 1),
-                         "steps_s": round(t["phase_seconds"]["steps"], 1) if t else None,
-                         "final_eval_s": round(r["timing"]["final_eval_seconds"], 1),
-                         "commit": (r["provenance"]["commit"] or "")[:10], "dirty": r["provenance"]["dirty"],
-                         "device": r["provenance"]["device"]})
+            rows.append(
+                {
+                    "kind": "run",
+                    "name": name,
+                    "seed": r["spec"]["seed"],
+                    "id": r["run_id"],
+                    "objective": r["spec"]["objective"],
+                    "steps": r["spec"]["steps"],
+                    "train_data": r["spec"]["train_data"],
+                    "precision": r["precision"]["training"],
+                    "wall_s": round(r["timing"]["total_seconds"], 1),
+                    "steps_s": round(t["phase_seconds"]["steps"], 1) if t else None,
+                    "final_eval_s": round(r["timing"]["final_eval_seconds"], 1),
+                    "commit": (r["provenance"]["commit"] or "")[:10],
+                    "dirty": r["provenance"]["dirty"],
+                    "device": r["provenance"]["device"],
+                }
+            )
     for name, found in derived:
         for d in found if isinstance(found, list) else [found]:
-            rows.append({"kind": f"derived ({d['analysis']}; model: {d['model']['source']})", "name": name,
-                         "seed": d["params"].get("seed"), "id": d["derived_id"],
-                         "wall_s": round(d["timing"]["total_seconds"], 1),
-                         "commit": (d["provenance"]["commit"] or "")[:10], "dirty": d["provenance"]["dirty"],
-                         "device": d["provenance"]["device"]})
+            rows.append(
+                {
+                    "kind": f"derived ({d['analysis']}; model: {d['model']['source']})",
+                    "name": name,
+                    "seed": d["params"].get("seed"),
+                    "id": d["derived_id"],
+                    "wall_s": round(d["timing"]["total_seconds"], 1),
+                    "commit": (d["provenance"]["commit"] or "")[:10],
+                    "dirty": d["provenance"]["dirty"],
+                    "device": d["provenance"]["device"],
+                }
+            )
     return pd.DataFrame(rows)

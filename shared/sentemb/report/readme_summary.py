@@ -1,10 +1,11 @@
-"""A paper README's generated results block: the printed output of its notebook's "README's summary" cell.
+"""A README's generated results block: the printed output of a notebook's summary cell (``paper.summary(tables)``).
 
-A paper README (and the top-level README, for the overview) may hold one block between a line starting ``<!-- generated:`` and the line ``<!-- /generated -->``.
-Its text is what the executed small-profile notebook printed from ``report.markdown_summary(tables)``, so the README's
-reported | reproduced | Δ tables are the notebook's, never typed by hand. :func:`sync_readme` rewrites the block
-after the notebook runs (``python -m sentemb notebook`` does, for the small profile); :func:`readme_is_in_sync`
-lets a test check the committed pair.
+A README may hold one block between a line starting ``<!-- generated:`` and the line ``<!-- /generated -->``. Its text
+is
+what the executed small-profile notebook printed, so the reported | reproduced | Δ tables are the notebook's, never
+typed by hand. Which README gets which part of a summary is the paper's :meth:`sentemb.paper.Paper.readme_blocks` (the
+overview's first table goes to the top-level README, the rest to its own). :func:`sync_readme` rewrites the blocks
+after the notebook runs; :func:`readme_is_in_sync` lets a test check the committed pairs.
 """
 
 from __future__ import annotations
@@ -13,19 +14,19 @@ from pathlib import Path
 
 import nbformat
 
-from sentemb import settings
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 
 START = "<!-- generated:"
 END = "<!-- /generated -->"
-SUMMARY_CALL = "report.markdown_summary("
+SUMMARY_CALL = "paper.summary("
 
 
-def readme_path(paper: str) -> Path:
-    """``papers/<paper>/README.md``; the overview's summary (every paper's coverage and claims, and the comparison)
-    goes into the top-level README."""
-    return settings.REPO_ROOT / ("README.md" if paper == "overview" else f"papers/{paper}/README.md")
+def readme_blocks(paper: str, summary: str) -> dict[Path, str]:
+    """README path -> the part of ``summary`` its generated block holds (:meth:`Paper.readme_blocks`)."""
+    from sentemb.paper import get_paper
+
+    return get_paper(paper).readme_blocks(summary)
 
 
 def notebook_summary(notebook: Path) -> str | None:
@@ -43,8 +44,10 @@ def _block(lines: list[str], readme: Path) -> tuple[int, int] | None:
     if not starts and not ends:
         return None
     if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
-        raise SentembError(f"{readme} must hold exactly one '{START} ...' line followed by one '{END}' line "
-                           f"(found {len(starts)} and {len(ends)}).\n  Fix: restore the markers around the results block.")
+        raise SentembError(
+            f"{readme} must hold exactly one '{START} ...' line followed by one '{END}' line "
+            f"(found {len(starts)} and {len(ends)}).\n  Fix: restore the markers around the results block."
+        )
     return starts[0], ends[0]
 
 
@@ -55,26 +58,34 @@ def readme_block(readme: Path) -> str | None:
     return None if span is None else "\n".join(lines[span[0] + 1 : span[1]]).strip()
 
 
-def sync_readme(paper: str, notebook: Path) -> bool:
-    """Replace the README's generated block with the notebook's summary; True when the README changed. A README
-    without markers, or a notebook without a summary, is left alone."""
-    readme = readme_path(paper)
-    summary = notebook_summary(notebook) if readme.is_file() else None
-    if summary is None:
-        return False
+def _replace_block(readme: Path, text: str) -> bool:
+    """Write ``text`` into the README's block; True when it changed (a README without markers is left alone)."""
     lines = readme.read_text(encoding="utf-8").splitlines()
     span = _block(lines, readme)
-    if span is None or readme_block(readme) == summary:
+    if span is None or readme_block(readme) == text:
         return False
     start, end = span
-    text = "\n".join(lines[: start + 1] + ["", summary, ""] + lines[end:]) + "\n"
-    atomic_write_text(readme, text)
+    atomic_write_text(readme, "\n".join(lines[: start + 1] + ["", text, ""] + lines[end:]) + "\n")
     return True
 
 
-def readme_is_in_sync(paper: str, notebook: Path) -> bool:
-    """Whether the README's generated block is the notebook's summary (True when either has none)."""
-    readme = readme_path(paper)
+def sync_readme(paper: str, notebook: Path) -> bool:
+    """Replace the READMEs' generated blocks with the notebook's summary; True when one changed. A README without
+    markers, or a notebook without a summary, is left alone."""
     summary = notebook_summary(notebook)
-    block = readme_block(readme) if readme.is_file() else None
-    return summary is None or block is None or block == summary
+    if summary is None:
+        return False
+    blocks = [(readme, text) for readme, text in readme_blocks(paper, summary).items() if readme.is_file()]
+    return any([_replace_block(readme, text) for readme, text in blocks])
+
+
+def readme_is_in_sync(paper: str, notebook: Path) -> bool:
+    """Whether each README's generated block is its part of the notebook's summary (True when either has none)."""
+    summary = notebook_summary(notebook)
+    if summary is None:
+        return True
+    for readme, text in readme_blocks(paper, summary).items():
+        block = readme_block(readme) if readme.is_file() else None
+        if block is not None and block != text:
+            return False
+    return True

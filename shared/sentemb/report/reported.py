@@ -1,40 +1,13 @@
-"""The papers' reported numbers, one CSV per table in ``papers/<paper>/reported/``: the one place where
-their schema is documented.
+"""The papers' reported numbers, one CSV per table in ``papers/<paper>/reported/``.
 
-Files of a paper's ``reported/`` folder:
-
-- ``index.csv``: every table and figure of the paper (appendix included): paper, item ("Table 5",
-  "Figure F.1"), kind (table/figure, or text for numbers stated in the running text), caption, stored (numbers/text/no), file, avg_columns (what the
-  table's "Avg." column averages: ``all`` other columns of the row, or labels separated by ``;``), note.
-- ``<table>.csv``: a numeric table in long format (below).
-- ``<table>.text.csv``: a table of text (retrieval examples, sampled spans): paper, table, group, row,
-  column, text, note.
-
-Numeric schema (long format, one row per number):
-
-| column      | meaning                                                              |
-|-------------|----------------------------------------------------------------------|
-| paper       | folder name under papers/ (simcse, simcse_pp, declutr, tncse, noncontrastive) |
-| table       | the table as the paper names it ("Table 5")                          |
-| group       | the block of the table the row sits in ("Unsupervised models"), or empty |
-| row         | the row label as printed (model or setting)                          |
-| column      | the column label as printed (task or metric)                         |
-| value       | the number as printed (Spearman x 100 for STS)                       |
-| split       | dev / test where the paper says                                      |
-| aggregation | all / mean / wmean for STS12-16 where the paper says                 |
-| metric      | spearman, pearson, accuracy, ...                                     |
-| backbone    | the pre-trained encoder of the row                                   |
-| note        | anything the reader must know: ``inconsistent: ...`` where the paper contradicts itself |
-|             | (kept as printed, never corrected), ``unknown: ...`` where extraction lost the number (value |
-|             | empty), ``not reported: ...`` where the paper prints "-"                           |
-
-The key of a number is (table, group, row, column, split, aggregation, metric); it is unique.
-
-``same_cells.csv`` (optional) says which cells of different tables are the same number, where the tables name them
-differently: table, group, row, column (or ``*`` for every column of the row), model (the canonical name of what
-was measured), as_column (the canonical column; empty: the column as printed), note. A cell it does not list is
-the same number as the cells of other tables with the same row, column, split, aggregation, metric and backbone;
-:mod:`sentemb.report.reported_consistency` compares them all.
+Files: ``index.csv`` (every table and figure of the paper: what is stored, where, what "Avg." averages),
+``<table>.csv`` (numbers, in long format), ``<table>.text.csv`` (tables of text) and, optionally,
+``same_cells.csv`` (cells of different tables that are the same number; :mod:`sentemb.report.reported_consistency`
+compares them).
+Numeric schema, one row per number: paper, table, group, row, column, value (as printed), split, aggregation,
+metric, backbone, note (``inconsistent: ...`` kept as printed, ``unknown: ...`` with the value empty, ``not
+reported: ...``). The key (table, group, row, column, split, aggregation, metric) is unique.
+The schema of every file, column by column: docs/derivations.md#sentembreportreportedpy
 """
 
 from __future__ import annotations
@@ -50,7 +23,6 @@ COLUMNS = ["paper", "table", "group", "row", "column", "value", "split", "aggreg
 TEXT_COLUMNS = ["paper", "table", "group", "row", "column", "text", "note"]
 INDEX_COLUMNS = ["paper", "item", "kind", "caption", "stored", "file", "avg_columns", "note"]
 KEY = ["table", "group", "row", "column", "split", "aggregation", "metric"]
-PAPERS = ("simcse", "simcse_pp", "declutr", "tncse", "noncontrastive")
 
 
 def reported_dir(paper: str) -> Path:
@@ -107,6 +79,12 @@ def coverage_table(paper: str, coverage: dict[str, tuple[str, str]]) -> pd.DataF
     index = load_index(paper)
     mismatch = set(index["item"]) ^ set(coverage)
     if mismatch:
-        raise ValueError(f"the coverage of {paper} and papers/{paper}/reported/index.csv disagree on {sorted(mismatch)}")
-    return pd.DataFrame([{"item": item, "caption": caption, "status": coverage[item][0], "where / why": coverage[item][1]}
-                         for item, caption in zip(index["item"], index["caption"])])
+        raise ValueError(
+            f"the coverage of {paper} and papers/{paper}/reported/index.csv disagree on {sorted(mismatch)}"
+        )
+    return pd.DataFrame(
+        [
+            {"item": item, "caption": caption, "status": coverage[item][0], "where / why": coverage[item][1]}
+            for item, caption in zip(index["item"], index["caption"])
+        ]
+    )

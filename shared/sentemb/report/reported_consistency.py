@@ -58,8 +58,10 @@ def identified_cells(paper: str) -> pd.DataFrame:
         if alias["column"] != "*":
             hit &= cells["column"] == alias["column"]
         if not hit.any():
-            raise DataError(f"papers/{paper}/reported/same_cells.csv line {line + 2} names no printed cell: "
-                            f"{alias['table']} / {alias['group']!r} / {alias['row']!r} / {alias['column']!r}")
+            raise DataError(
+                f"papers/{paper}/reported/same_cells.csv line {line + 2} names no printed cell: "
+                f"{alias['table']} / {alias['group']!r} / {alias['row']!r} / {alias['column']!r}"
+            )
         cells.loc[hit, "model"] = alias["model"]
         if alias["as_column"]:
             cells.loc[hit, "as_column"] = alias["as_column"]
@@ -92,9 +94,18 @@ def repeated_cells(paper: str) -> pd.DataFrame:
             continue
         consistent = agree(list(copies["printed"]))
         for _, copy in copies.iterrows():
-            lines.append({**dict(zip(IDENTITY, identity)), "table": copy["table"], "group": copy["group"],
-                          "row": copy["row"], "column": copy["column"], "printed": copy["printed"],
-                          "agree": consistent, "note": copy["note"]})
+            lines.append(
+                {
+                    **dict(zip(IDENTITY, identity)),
+                    "table": copy["table"],
+                    "group": copy["group"],
+                    "row": copy["row"],
+                    "column": copy["column"],
+                    "printed": copy["printed"],
+                    "agree": consistent,
+                    "note": copy["note"],
+                }
+            )
     return pd.DataFrame(lines, columns=[*IDENTITY, "table", "group", "row", "column", "printed", "agree", "note"])
 
 

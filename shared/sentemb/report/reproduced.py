@@ -15,8 +15,16 @@ import statistics
 
 import pandas as pd
 
-TRACE_COLUMNS = ["profile", "backbone_used", "run_id", "seed", "commit", "data_fingerprint", "wall_seconds",
-                 "deterministic"]
+TRACE_COLUMNS = [
+    "profile",
+    "backbone_used",
+    "run_id",
+    "seed",
+    "commit",
+    "data_fingerprint",
+    "wall_seconds",
+    "deterministic",
+]
 SEED_DEPENDENT_BACKBONES = ("tiny-random-bert",)  # built from the seed: even untrained, its numbers vary by seed
 
 
@@ -40,15 +48,26 @@ def data_fingerprint(record: dict) -> str:
 
 def trace(record: dict) -> dict:
     return {
-        "profile": record["profile"], "backbone_used": record["spec"]["backbone"], "run_id": record["run_id"],
-        "seed": record["spec"]["seed"], "commit": (record["provenance"]["commit"] or "")[:12],
-        "data_fingerprint": data_fingerprint(record), "wall_seconds": round(record["timing"]["total_seconds"], 1),
+        "profile": record["profile"],
+        "backbone_used": record["spec"]["backbone"],
+        "run_id": record["run_id"],
+        "seed": record["spec"]["seed"],
+        "commit": (record["provenance"]["commit"] or "")[:12],
+        "data_fingerprint": data_fingerprint(record),
+        "wall_seconds": round(record["timing"]["total_seconds"], 1),
         "deterministic": deterministic(record),
     }
 
 
-STS_COLUMNS = {"STS12": "STS12", "STS13": "STS13", "STS14": "STS14", "STS15": "STS15", "STS16": "STS16",
-               "STSBenchmark": "STS-B", "SICKRelatedness": "SICK-R"}
+STS_COLUMNS = {
+    "STS12": "STS12",
+    "STS13": "STS13",
+    "STS14": "STS14",
+    "STS15": "STS15",
+    "STS16": "STS16",
+    "STSBenchmark": "STS-B",
+    "SICKRelatedness": "SICK-R",
+}
 
 
 def sts_rows(record: dict, keys: dict) -> list[dict]:
@@ -59,18 +78,53 @@ def sts_rows(record: dict, keys: dict) -> list[dict]:
         result = tasks[task]
         if "aggregate" in result:
             for aggregation in ("all", "mean", "wmean"):
-                out.append({**keys, "column": column, "split": "test", "aggregation": aggregation,
-                            "metric": "spearman", "value": 100 * result["aggregate"]["spearman"][aggregation]})
+                out.append(
+                    {
+                        **keys,
+                        "column": column,
+                        "split": "test",
+                        "aggregation": aggregation,
+                        "metric": "spearman",
+                        "value": 100 * result["aggregate"]["spearman"][aggregation],
+                    }
+                )
         else:
-            out.append({**keys, "column": column, "split": "test", "aggregation": "", "metric": "spearman",
-                        "value": 100 * result["splits"]["test"]["spearman"]})
+            out.append(
+                {
+                    **keys,
+                    "column": column,
+                    "split": "test",
+                    "aggregation": "",
+                    "metric": "spearman",
+                    "value": 100 * result["splits"]["test"]["spearman"],
+                }
+            )
     headline = [r["value"] for r in out if r["aggregation"] in ("all", "")]
-    out.append({**keys, "column": "Avg.", "split": "test", "aggregation": "", "metric": "spearman",
-                "value": sum(headline) / len(headline)})
+    out.append(
+        {
+            **keys,
+            "column": "Avg.",
+            "split": "test",
+            "aggregation": "",
+            "metric": "spearman",
+            "value": sum(headline) / len(headline),
+        }
+    )
     return [{**r, **trace(record)} for r in out]
 
 
-CELL_KEYS = ["paper", "table", "row", "run", "reported_group", "reported_row", "column", "split", "aggregation", "metric"]
+CELL_KEYS = [
+    "paper",
+    "table",
+    "row",
+    "run",
+    "reported_group",
+    "reported_row",
+    "column",
+    "split",
+    "aggregation",
+    "metric",
+]
 
 
 def _joined(values) -> str:
@@ -87,12 +141,19 @@ def aggregate_seeds(per_seed: pd.DataFrame, extra: tuple[str, ...] = ()) -> pd.D
         values = group["value"].astype(float).tolist()
         n = len(values)
         row = dict(zip(keys, cell))
-        row.update(value=statistics.fmean(values), std=statistics.stdev(values) if n > 1 else float("nan"), n=n, values=_joined(f"{v:.4f}" for v in values),
-                   seeds=_joined(group["seed"]), run_ids=_joined(group["run_id"]),
-                   profile=group["profile"].iloc[0], backbone_used=group["backbone_used"].iloc[0],
-                   commits=_joined(dict.fromkeys(group["commit"])),
-                   data_fingerprints=_joined(dict.fromkeys(group["data_fingerprint"])),
-                   wall_seconds=round(float(group["wall_seconds"].sum()), 1))
+        row.update(
+            value=statistics.fmean(values),
+            std=statistics.stdev(values) if n > 1 else float("nan"),
+            n=n,
+            values=_joined(f"{v:.4f}" for v in values),
+            seeds=_joined(group["seed"]),
+            run_ids=_joined(group["run_id"]),
+            profile=group["profile"].iloc[0],
+            backbone_used=group["backbone_used"].iloc[0],
+            commits=_joined(dict.fromkeys(group["commit"])),
+            data_fingerprints=_joined(dict.fromkeys(group["data_fingerprint"])),
+            wall_seconds=round(float(group["wall_seconds"].sum()), 1),
+        )
         if "deterministic" in group:
             row["deterministic"] = bool(group["deterministic"].astype(bool).all())
         for column in extra:
@@ -113,8 +174,9 @@ def join(reproduced: pd.DataFrame, reported: pd.DataFrame) -> pd.DataFrame:
     split, aggregation); ``delta`` = reproduced - reported. Rows without a reported counterpart keep
     an empty ``reported``."""
     keys = ["table", "reported_group", "reported_row", "column", "split", "aggregation"]
-    right = reported.rename(columns={"group": "reported_group", "row": "reported_row", "value": "reported",
-                                     "backbone": "reported_backbone"})
+    right = reported.rename(
+        columns={"group": "reported_group", "row": "reported_row", "value": "reported", "backbone": "reported_backbone"}
+    )
     right = right[keys + ["reported", "reported_backbone"]]
     merged = reproduced.merge(right, on=keys, how="left")
     merged["delta"] = merged["value"] - merged["reported"]
@@ -128,13 +190,25 @@ def derived_sts_record(derived: dict, run: dict) -> dict:
     makes the row seed-dependent (:func:`deterministic`)."""
     seed = derived.get("params", {}).get("seed")
     spec = run["spec"] if seed is None else {**run["spec"], "seed": seed}
-    return {"metrics": {"tasks": derived["result"]["tasks"]}, "profile": run["profile"], "spec": spec,
-            "run_id": derived["derived_id"], "provenance": derived["provenance"], "timing": derived["timing"],
-            "post_processing_seed": seed}
+    return {
+        "metrics": {"tasks": derived["result"]["tasks"]},
+        "profile": run["profile"],
+        "spec": spec,
+        "run_id": derived["derived_id"],
+        "provenance": derived["provenance"],
+        "timing": derived["timing"],
+        "post_processing_seed": seed,
+    }
 
 
-def sts_table(paper: str, table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: pd.DataFrame,
-              aggregations: tuple[str, ...] | None = None, relabel=None) -> pd.DataFrame:
+def sts_table(
+    paper: str,
+    table: str,
+    rows: list[tuple[str, str, str, str, list[dict]]],
+    reported: pd.DataFrame,
+    aggregations: tuple[str, ...] | None = None,
+    relabel=None,
+) -> pd.DataFrame:
     """A table of STS cells (:func:`sts_rows`) aggregated over seeds and joined to the paper's ``reported`` rows.
 
     ``rows``: (run name, our row label, reported group, reported row, that run's records). ``aggregations`` keeps
@@ -142,8 +216,14 @@ def sts_table(paper: str, table: str, rows: list[tuple[str, str, str, str, list[
     (e.g. to a paper's column names). Empty when no row has a record."""
     per_seed = []
     for name, label, group, reported_row, records in rows:
-        keys = {"paper": paper, "table": table, "row": label, "run": name, "reported_group": group,
-                "reported_row": reported_row}
+        keys = {
+            "paper": paper,
+            "table": table,
+            "row": label,
+            "run": name,
+            "reported_group": group,
+            "reported_row": reported_row,
+        }
         for record in records:
             cells = sts_rows(record, keys)
             if aggregations is not None:

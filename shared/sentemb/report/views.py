@@ -24,22 +24,27 @@ def write_csv_tables(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for stem, frame in tables.items():
         frame = for_csv(frame) if stem == "claims" else frame
-        atomic_write(folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format=csv_float))
+        atomic_write(
+            folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format=csv_float)
+        )
 
 
 def not_run_rows(records: dict[str, list[dict]], reason: str) -> pd.DataFrame:
     """The grid's rows without records, each with ``reason``."""
-    return pd.DataFrame([{"run": name, "status": reason} for name, recs in records.items() if not recs],
-                        columns=["run", "status"])
+    return pd.DataFrame(
+        [{"run": name, "status": reason} for name, recs in records.items() if not recs], columns=["run", "status"]
+    )
 
 
-def wide_cells(table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", ""), index=("row",),
-               column: str = "column") -> pd.DataFrame:
+def wide_cells(
+    table: pd.DataFrame, aggregation: tuple[str, ...] = ("all", ""), index=("row",), column: str = "column"
+) -> pd.DataFrame:
     """Reader's view: one row per ``index``, 'mean ± std (n) [reported]' per ``column``, in the table's order."""
     if table.empty:
         return table
     view = table[table["aggregation"].isin(aggregation)].copy()
-    view["cell"] = [mean_std(r) + (f" [{r['reported']:.2f}]" if pd.notna(r["reported"]) else "")
-                    for _, r in view.iterrows()]
+    view["cell"] = [
+        mean_std(r) + (f" [{r['reported']:.2f}]" if pd.notna(r["reported"]) else "") for _, r in view.iterrows()
+    ]
     out = view.pivot_table(index=list(index), columns=column, values="cell", aggfunc="first", sort=False)
     return out.reindex(columns=list(dict.fromkeys(view[column])))

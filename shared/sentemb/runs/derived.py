@@ -49,8 +49,9 @@ def derived_path(profile: str, ident: str) -> Path:
 def _load(path: Path, run_missing: bool) -> dict | None:
     """The derived record in ``path``; a broken one raises (naming the file and the fix), or, when it may be
     computed again, is moved aside with a warning (:func:`sentemb.runs.store.read`)."""
-    return store.read(path, "recompute" if run_missing else "raise", expected_id=path.stem, kind="derived record",
-                      id_key="derived_id")
+    return store.read(
+        path, "recompute" if run_missing else "raise", expected_id=path.stem, kind="derived record", id_key="derived_id"
+    )
 
 
 def trained_encoder(record: dict, device: torch.device, progress: bool = False) -> tuple[object, dict]:
@@ -58,8 +59,15 @@ def trained_encoder(record: dict, device: torch.device, progress: bool = False) 
     return run_model(record, device, progress)
 
 
-def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis, run_missing: bool = True,
-                   progress: bool = False, device: str | None = None) -> dict:
+def ensure_derived(
+    record: dict,
+    analysis: str,
+    params: dict,
+    compute: Analysis,
+    run_missing: bool = True,
+    progress: bool = False,
+    device: str | None = None,
+) -> dict:
     """The derived record of ``analysis`` (with ``params``) on the run of ``record``, computing it when missing.
 
     ``compute(encoder, spec)`` returns the result (JSON-serialisable); it reads data through the registry, so the
@@ -71,9 +79,13 @@ def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis,
         events.note("loaded", ident, "derived")
         return existing
     if not run_missing:
-        events.note("not_run", ident, "derived", "outside this command's run set (--no-run, or a row behind --extended)")
-        raise NotRun(f"derived record {analysis} of run {record['run_id']} ({record['profile']}) is missing and "
-                     "running was disabled")
+        events.note(
+            "not_run", ident, "derived", "outside this command's run set (--no-run, or a row behind --extended)"
+        )
+        raise NotRun(
+            f"derived record {analysis} of run {record['run_id']} ({record['profile']}) is missing and "
+            "running was disabled"
+        )
     started = time.perf_counter()
     torch_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     prov = provenance.collect(torch_device)
@@ -82,10 +94,18 @@ def ensure_derived(record: dict, analysis: str, params: dict, compute: Analysis,
         encoder, model = trained_encoder(record, torch_device, progress)
         encoder.eval()
         result = compute(encoder, spec)
-    out = {"schema_version": DERIVED_SCHEMA_VERSION, "derived_id": ident, "analysis": analysis, "params": params,
-           "run_id": record["run_id"], "profile": record["profile"], "model": model, "result": result,
-           "provenance": {**prov, "data_sha256": dict(sorted(data_hashes.items()))},
-           "timing": {"total_seconds": time.perf_counter() - started}}
+    out = {
+        "schema_version": DERIVED_SCHEMA_VERSION,
+        "derived_id": ident,
+        "analysis": analysis,
+        "params": params,
+        "run_id": record["run_id"],
+        "profile": record["profile"],
+        "model": model,
+        "result": result,
+        "provenance": {**prov, "data_sha256": dict(sorted(data_hashes.items()))},
+        "timing": {"total_seconds": time.perf_counter() - started},
+    }
     atomic_write_text(path, json.dumps(out, indent=1, default=float) + "\n")
     events.note("trained", ident, "derived")
     return out

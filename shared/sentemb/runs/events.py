@@ -54,12 +54,24 @@ def summary(folder: Path, walls: dict[str, float]) -> pd.DataFrame:
     for paper in walls:
         path = Path(folder) / f"{paper}.jsonl"
         runs = per_run(read(path)) if path.is_file() else pd.DataFrame(columns=["state", "kind", "run_id", "reason"])
-        count = lambda kind, state: int(((runs["kind"] == kind) & (runs["state"] == state)).sum())
+
+        def count(kind: str, state: str, runs=runs) -> int:
+            return int(((runs["kind"] == kind) & (runs["state"] == state)).sum())
+
         reasons = sorted(set(runs.loc[runs["state"].isin(["not_run", "failed"]), "reason"]) - {""})
-        rows.append({"paper": paper, "trained": count("run", "trained"), "loaded": count("run", "loaded"),
-                     "retrained (lost checkpoint)": count("run", "retrained"), "not run": count("run", "not_run"),
-                     "failed": count("run", "failed"), "derived computed": count("derived", "trained"),
-                     "derived loaded": count("derived", "loaded"), "derived not run": count("derived", "not_run"),
-                     "wall (s)": round(walls[paper]),
-                     "why not run": "; ".join(reasons)})
+        rows.append(
+            {
+                "paper": paper,
+                "trained": count("run", "trained"),
+                "loaded": count("run", "loaded"),
+                "retrained (lost checkpoint)": count("run", "retrained"),
+                "not run": count("run", "not_run"),
+                "failed": count("run", "failed"),
+                "derived computed": count("derived", "trained"),
+                "derived loaded": count("derived", "loaded"),
+                "derived not run": count("derived", "not_run"),
+                "wall (s)": round(walls[paper]),
+                "why not run": "; ".join(reasons),
+            }
+        )
     return pd.DataFrame(rows)

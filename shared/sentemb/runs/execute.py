@@ -3,7 +3,8 @@
 A spec that already has a record is never run again. :func:`run_model` gives the evaluated model of a recorded
 run (its ``best/`` checkpoint, or the run trained again when this machine's cache has lost it), and
 :func:`initial_encoders` the encoders a spec's objective starts from: the backbone, or the models of the runs named
-in ``init_runs`` (TNCSE's stage-1 pair, reused by run id, not retrained when their checkpoints are here). A run writes nothing under results/ until it
+in ``init_runs`` (TNCSE's stage-1 pair, reused by run id, not retrained when their checkpoints are here). A run writes
+nothing under results/ until it
 has finished; its checkpoints live in ``$SENTEMB_CACHE/checkpoints/<run_id>`` so that an interrupted
 run resumes from its last saved evaluation. Training runs in the spec's ``precision``, and so do the STS-B dev
 evaluations that select the checkpoint; the final evaluation runs in ``eval_precision`` (fp32 by default, so
@@ -17,7 +18,7 @@ from contextlib import contextmanager
 
 import torch
 
-from sentemb import settings
+from sentemb import distributed, settings
 from sentemb.analysis.stsb import align_uniform, analyse
 from sentemb.data.corpora import load_rows
 from sentemb.data.files import track_reads
@@ -34,7 +35,6 @@ from sentemb.objectives.registry import encoders_needed, objective_class
 from sentemb.runs import events, provenance, store
 from sentemb.runs.recorded import recorded
 from sentemb.spec import RunSpec
-from sentemb.train import distributed
 from sentemb.train.loop import prepare_objective, train
 
 ENCODE_BATCH = 64
@@ -53,9 +53,13 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
     dev = stsb.parts["dev"]
     sentences = dev.sentences()
     unique = list(dict.fromkeys(sentences))
-    identity = {"backbone": spec.backbone, "pooler": spec.pooler, "max_position_truncation": True,
-                "seed": spec.seed if (spec.pooler == "cls" or spec.backbone == TINY_RANDOM_BERT) else None,
-                "precision": spec.precision}
+    identity = {
+        "backbone": spec.backbone,
+        "pooler": spec.pooler,
+        "max_position_truncation": True,
+        "seed": spec.seed if (spec.pooler == "cls" or spec.backbone == TINY_RANDOM_BERT) else None,
+        "precision": spec.precision,
+    }
     if spec.init_runs:  # the step-0 model is the sum or the model of other runs, with this spec's dropout
         identity.update(init_runs=list(spec.init_runs), dropout=spec.dropout)
     if encoders_needed(spec.objective) > 1:
@@ -63,14 +67,18 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
 
     def evaluate_dev(encoder: SentenceEncoder | SummedEncoders, step: int) -> dict:
         def encode(s):
-            return encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "STS-B dev",
-                                  precision=spec.precision)
+            return encoder.encode(
+                s, batch_size=ENCODE_BATCH, progress=progress and "STS-B dev", precision=spec.precision
+            )
 
         vectors = cached_encode(identity, unique, encode) if step == 0 else encode(unique)
         lookup = dict(zip(unique, vectors))
         geometry = align_uniform([dev], lookup)
-        return {"stsb_dev_spearman": correlations(pair_scores(dev, lookup), dev.scores)["spearman"],
-                "alignment": geometry["alignment"], "uniformity": geometry["uniformity"]}
+        return {
+            "stsb_dev_spearman": correlations(pair_scores(dev, lookup), dev.scores)["spearman"],
+            "alignment": geometry["alignment"],
+            "uniformity": geometry["uniformity"],
+        }
 
     return evaluate_dev
 
@@ -85,11 +93,19 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, 
     groups = [] if spec.final_eval == "stsb_dev" else spec.final_eval.split(",")
     splits = tuple(dict.fromkeys(("dev", "test") + tuple(spec.analysis_splits)))
     results, lookup = evaluate_model(
-        lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, progress=progress and "final evaluation",
-                                 precision=spec.eval_precision), groups,
-        sts_splits=splits, transfer_mode="test" if spec.profile == "full" else "fasttest",
-        synthetic=spec.synthetic_data, mteb_model=encoder, extra_sentences=extra, batch_size=ENCODE_BATCH,
-        precision=spec.eval_precision, sts_protocols=("simcse", "senteval") if "declutr" in groups else ("simcse",))
+        lambda s: encoder.encode(
+            s, batch_size=ENCODE_BATCH, progress=progress and "final evaluation", precision=spec.eval_precision
+        ),
+        groups,
+        sts_splits=splits,
+        transfer_mode="test" if spec.profile == "full" else "fasttest",
+        synthetic=spec.synthetic_data,
+        mteb_model=encoder,
+        extra_sentences=extra,
+        batch_size=ENCODE_BATCH,
+        precision=spec.eval_precision,
+        sts_protocols=("simcse", "senteval") if "declutr" in groups else ("simcse",),
+    )
     metrics = results.pop("sts_simcse", {"protocol": PROTOCOL, "splits": list(splits), "tasks": {}, "summary": {}})
     metrics.update({k: v for k, v in results.items() if k in ("transfer", "mteb", "sts_senteval")})
     dev = stsb.parts["dev"]
@@ -103,9 +119,15 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, 
 def _train(spec: RunSpec, rows: list, stsb, device: torch.device, progress: bool):
     """(objective, outcome): the spec's objective around its initial encoders, trained by the loop."""
     objective = prepare_objective(spec, *initial_encoders(spec, device, progress))
-    outcome = train(objective, spec, rows, _dev_evaluator(spec, stsb, progress),
-                    settings.checkpoints_root() / spec.run_id, progress=progress,
-                    save_state_every_s=settings.state_every_s())
+    outcome = train(
+        objective,
+        spec,
+        rows,
+        _dev_evaluator(spec, stsb, progress),
+        settings.checkpoints_root() / spec.run_id,
+        progress=progress,
+        save_state_every_s=settings.state_every_s(),
+    )
     return objective, outcome
 
 
@@ -114,20 +136,26 @@ def initial_encoders(spec: RunSpec, device: torch.device, progress: bool = False
     each named run's evaluated model loaded with this spec's dropout. A named run must be recorded; its checkpoint
     is trained again when this machine's cache has lost it (:func:`run_checkpoint`)."""
     if not spec.init_runs:
-        return [SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed).to(device)
-                for _ in range(max(1, encoders_needed(spec.objective)))]
+        return [
+            SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed).to(device)
+            for _ in range(max(1, encoders_needed(spec.objective)))
+        ]
     encoders = []
     for run_id in spec.init_runs:
         record = store.load(spec.profile, run_id)
         if record is None:
-            raise NotRun(f"run {spec.run_id} starts from the model of run {run_id}, which has no record "
-                         f"({store.record_path(spec.profile, run_id)}).\n  Fix: run the grid that defines run {run_id} "
-                         "first (a paper grid lists the runs it starts from before the runs that use them).")
+            raise NotRun(
+                f"run {spec.run_id} starts from the model of run {run_id}, which has no record "
+                f"({store.record_path(spec.profile, run_id)}).\n  Fix: run the grid that defines run {run_id} "
+                "first (a paper grid lists the runs it starts from before the runs that use them)."
+            )
         directory, _, _ = run_checkpoint(record, device, progress)
         model = load_saved_model(directory, spec.pooler, dropout=spec.dropout, seed=spec.seed)
         if not isinstance(model, SentenceEncoder):
-            raise ConfigError(f"init_runs of run {spec.run_id}: run {run_id}'s model is a sum of encoders, and each "
-                              "run named in init_runs initialises one encoder")
+            raise ConfigError(
+                f"init_runs of run {spec.run_id}: run {run_id}'s model is a sum of encoders, and each "
+                "run named in init_runs initialises one encoder"
+            )
         encoders.append(model.to(device))
     return encoders
 
@@ -149,8 +177,11 @@ def untrained_model(spec: RunSpec, device: torch.device, progress: bool = False)
     Each member of a sum reuses its run's saved evaluation embeddings where this machine has them, so that a plain
     ensemble of recorded runs encodes only the sentences those runs did not."""
     if spec.init_runs:
-        return SummedEncoders(initial_encoders(spec, device, progress), name="sum of runs " + "+".join(spec.init_runs),
-                              known=[_evaluation_embeddings_of(spec, run_id) for run_id in spec.init_runs])
+        return SummedEncoders(
+            initial_encoders(spec, device, progress),
+            name="sum of runs " + "+".join(spec.init_runs),
+            known=[_evaluation_embeddings_of(spec, run_id) for run_id in spec.init_runs],
+        )
     encoder = SentenceEncoder.from_name(spec.backbone, spec.pooler, dropout=spec.dropout, seed=spec.seed)
     return encoder.to(device)
 
@@ -194,8 +225,11 @@ def run_checkpoint(record: dict, device: torch.device, progress: bool = False):
         model = objective.evaluation_encoder()
         retrained_dev = _stsb_dev(model, spec.synthetic_data)
         threads = torch.get_num_threads()
-    check = {"record_stsb_dev": record["metrics"]["stsb_dev_spearman"], "retrained_stsb_dev": retrained_dev,
-             "torch_threads": threads}
+    check = {
+        "record_stsb_dev": record["metrics"]["stsb_dev_spearman"],
+        "retrained_stsb_dev": retrained_dev,
+        "torch_threads": threads,
+    }
     check["abs_difference"] = abs(check["record_stsb_dev"] - check["retrained_stsb_dev"])
     return best, {"source": "retrained", "dev_check": check}, model
 
@@ -228,8 +262,13 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
     the record and return it, so that every rank sees the same store afterwards."""
     if not distributed.is_main():
         if spec.trains:
-            _train(spec, _training_rows(spec), load_task("STSBenchmark", synthetic=spec.synthetic_data), device,
-                   progress=False)
+            _train(
+                spec,
+                _training_rows(spec),
+                load_task("STSBenchmark", synthetic=spec.synthetic_data),
+                device,
+                progress=False,
+            )
         distributed.barrier()  # rank 0 has written the record, or failed
         record = store.load(spec.profile, spec.run_id)
         if record is None:
@@ -256,14 +295,21 @@ def _run_main(spec: RunSpec, progress: bool, device: torch.device) -> dict:
             encoder.name = f"{spec.objective} (run {spec.run_id}, best step {outcome.best_step})"
             phase = outcome.seconds
             training = {
-                "dev_curve": outcome.dev_curve, "trajectory": outcome.trajectory, "best_step": outcome.best_step,
-                "best_stsb_dev": outcome.best_dev, "best_is_last": outcome.best_step == spec.steps,
-                "train_seconds": outcome.train_seconds, "phase_seconds": phase,
+                "dev_curve": outcome.dev_curve,
+                "trajectory": outcome.trajectory,
+                "best_step": outcome.best_step,
+                "best_stsb_dev": outcome.best_dev,
+                "best_is_last": outcome.best_step == spec.steps,
+                "train_seconds": outcome.train_seconds,
+                "phase_seconds": phase,
                 "overhead_fraction": 1.0 - phase["steps"] / phase["total"] if phase.get("total") else None,
-                "rows_seen": outcome.rows_seen, "rows_per_second": outcome.rows_per_second,
+                "rows_seen": outcome.rows_seen,
+                "rows_per_second": outcome.rows_per_second,
                 "sequences_per_second": outcome.sequences_per_second,
-                "resumed_from_step": outcome.resumed_from_step, "final_loss": outcome.final_loss,
-                "n_training_rows_available": outcome.n_rows, "checkpoint": str(outcome.best_dir),
+                "resumed_from_step": outcome.resumed_from_step,
+                "final_loss": outcome.final_loss,
+                "n_training_rows_available": outcome.n_rows,
+                "checkpoint": str(outcome.best_dir),
             }
         eval_started = time.perf_counter()
         metrics, analysis = _final_evaluation(spec, encoder, progress)
@@ -278,16 +324,25 @@ def _run_main(spec: RunSpec, progress: bool, device: torch.device) -> dict:
         "metrics": metrics,
         "training": training,
         "analysis": analysis,
-        "precision": {"training": spec.precision if spec.trains else None,
-                      "dev_evaluation": spec.precision if spec.trains else None,
-                      "final_evaluation": spec.eval_precision},
-        "provenance": {**prov, "data_sha256": dict(sorted(data_hashes.items())),
-                       "synthetic_data": spec.synthetic_data, "seed": spec.seed,
-                       "backbone_revision": backbone_revision(spec.backbone),
-                       "truncated_eval_sentences": encoder.truncated_sentences},
-        "timing": {"total_seconds": total, "final_eval_seconds": eval_seconds,
-                   "train_seconds": training["train_seconds"] if training else 0.0,
-                   "training_phase_seconds": training["phase_seconds"]["total"] if training else 0.0},
+        "precision": {
+            "training": spec.precision if spec.trains else None,
+            "dev_evaluation": spec.precision if spec.trains else None,
+            "final_evaluation": spec.eval_precision,
+        },
+        "provenance": {
+            **prov,
+            "data_sha256": dict(sorted(data_hashes.items())),
+            "synthetic_data": spec.synthetic_data,
+            "seed": spec.seed,
+            "backbone_revision": backbone_revision(spec.backbone),
+            "truncated_eval_sentences": encoder.truncated_sentences,
+        },
+        "timing": {
+            "total_seconds": total,
+            "final_eval_seconds": eval_seconds,
+            "train_seconds": training["train_seconds"] if training else 0.0,
+            "training_phase_seconds": training["phase_seconds"]["total"] if training else 0.0,
+        },
     }
     store.save(record)
     events.note("trained", spec.run_id)

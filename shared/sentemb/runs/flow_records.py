@@ -22,21 +22,38 @@ from sentemb.spec import RunSpec
 FLOW_SEEDS = (42, 43, 44)
 
 
-def flowed_sts(record: dict, fit_corpus: str, fit_sentences: Callable[[RunSpec], list[str]], seed: int,
-               run_missing: bool = True, config: FlowConfig = FlowConfig()) -> dict:
+def flowed_sts(
+    record: dict,
+    fit_corpus: str,
+    fit_sentences: Callable[[RunSpec], list[str]],
+    seed: int,
+    run_missing: bool = True,
+    config: FlowConfig = FlowConfig(),
+) -> dict:
     """The derived record of ``record``'s run post-processed by a flow fitted (with ``seed``) on
     ``fit_sentences(spec)`` (read inside the computation, so their files are hashed into the record)."""
+
     def compute(encoder, spec: RunSpec) -> dict:
-        return sts_flowed(encoder, fit_sample(fit_sentences(spec)), {"run_id": spec.run_id, "precision": "fp32"},
-                          seed, config, synthetic=spec.synthetic_data)
+        return sts_flowed(
+            encoder,
+            fit_sample(fit_sentences(spec)),
+            {"run_id": spec.run_id, "precision": "fp32"},
+            seed,
+            config,
+            synthetic=spec.synthetic_data,
+        )
 
     params = {"fit_corpus": fit_corpus, "n_fit": N_WHITENING_FIT, "seed": seed, "flow": config.as_params()}
     return ensure_derived(record, "bert_flow", params, compute, run_missing=run_missing)
 
 
-def flowed_sts_seeds(record: dict, fit_corpus: str, fit_sentences: Callable[[RunSpec], list[str]],
-                     run_missing: bool = True) -> list[dict]:
+def flowed_sts_seeds(
+    record: dict, fit_corpus: str, fit_sentences: Callable[[RunSpec], list[str]], run_missing: bool = True
+) -> list[dict]:
     """:func:`flowed_sts` for each seed of ``FLOW_SEEDS``, in order, leaving out a seed whose record is missing and
     not computed (:func:`sentemb.runs.derived.derived_of_each`)."""
-    return derived_of_each(list(FLOW_SEEDS), lambda seed, run_missing: flowed_sts(
-        record, fit_corpus, fit_sentences, seed, run_missing), run_missing)
+    return derived_of_each(
+        list(FLOW_SEEDS),
+        lambda seed, run_missing: flowed_sts(record, fit_corpus, fit_sentences, seed, run_missing),
+        run_missing,
+    )

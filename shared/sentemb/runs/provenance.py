@@ -48,8 +48,9 @@ def device_description(device: torch.device) -> str:
 
 def code_is_dirty() -> bool | None:
     """Whether a tracked file other than outputs and prose (``NOT_CODE``) differs from HEAD; None without git."""
-    status = _git("status", "--porcelain", "--untracked-files=no", "--", ".",
-                  *(f":(exclude){pattern}" for pattern in NOT_CODE))
+    status = _git(
+        "status", "--porcelain", "--untracked-files=no", "--", ".", *(f":(exclude){pattern}" for pattern in NOT_CODE)
+    )
     return None if status is None else bool(status)
 
 

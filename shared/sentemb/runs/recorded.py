@@ -21,8 +21,10 @@ def recorded(spec: RunSpec, run_missing: bool = True) -> dict | None:
     if record is None:
         return None
     if record.get("spec") != spec.as_dict():
-        raise SentembError(f"run record {store.record_path(spec.profile, spec.run_id)} does not hold the spec of "
-                           f"run {spec.run_id} as this code computes it (stale, or edited by hand).\n"
-                           "  Fix: delete it to run the spec again.")
+        raise SentembError(
+            f"run record {store.record_path(spec.profile, spec.run_id)} does not hold the spec of "
+            f"run {spec.run_id} as this code computes it (stale, or edited by hand).\n"
+            "  Fix: delete it to run the spec again."
+        )
     events.note("loaded", spec.run_id)
     return record

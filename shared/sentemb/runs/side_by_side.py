@@ -1,28 +1,14 @@
 """Several runs of one grid pass side by side, one process each (``sentemb run --jobs N``, ``./run_all.sh``).
 
-On a small CPU a run does not use its cores fully: on 2 avx512 cores one process with both threads trains
-all-MiniLM-L6-v2 at 0.36 steps/s, two single-thread processes side by side at 0.50 steps/s together, and the
-final evaluation's encoding gains 1.29x the same way (``benchmarks/bench_thread_scaling.py``). So the runs of a
-pass go to a pool of ``jobs`` fresh processes (spawned: nothing of the parent's torch state is shared) with
-``threads`` torch threads each, and each writes its own record through :func:`sentemb.runs.execute.ensure`, as it
-would alone. What stays in order:
-
-- A run whose ``init_runs`` (TNCSE's stage-1 pair) are runs of the same pass starts once their records exist, so
-  that it loads their checkpoints instead of training them again.
-- A pass with a single run (the non-contrastive scan asks for one trial at a time) runs in this process with every
-  thread: a pool of one single-thread process would only be slower.
-
-A run's numbers do not depend on its neighbour: two runs side by side with one thread each give the records each
-gives alone with one thread (``tests/test_side_by_side.py``). The thread count itself changes how torch splits its
-sums, so the numbers can move in float rounding: SimCSE's small unsup. run (seed 42) trained with one thread has the
-committed record's STS-B dev Spearman to the last bit and a 7-task average 0.0002 points higher (the committed one
-was made with two threads); on the smoke profile, where the tiny random BERT's dev cosines are nearly all tied,
-such rounding reorders ties and moves a dev score by up to 2 points (88.81 and 90.90 with one thread, 89.07 and
-89.49 with two). Each record's ``provenance.torch_threads`` says what it had. ``--jobs`` is not the default: SimCSE's
-and SimCSE++'s small profiles run from scratch with ``--jobs 2`` (2026-11-27) gave the committed records' STS-B dev
-scores to the last bit (``benchmarks/compare_record_stores.py``), but each run side by side took 1.5-1.6x its
-one-at-a-time wall, a pass with an odd number of runs ends on one thread beside an idle core, and the whole stayed
-over the 3-hour budget (README).
+A run does not use a small CPU's cores fully, so the runs of a pass go to a pool of ``jobs`` fresh (spawned)
+processes with ``threads`` torch threads each, each writing its own record through
+:func:`sentemb.runs.execute.ensure` as it would alone. What stays in order:
+- a run whose ``init_runs`` are runs of the same pass starts once their records exist, and loads their checkpoints;
+- a pass with a single run (the non-contrastive scan's trials) runs in this process with every thread.
+A neighbour changes nothing in a run's record (``tests/test_side_by_side.py``), but the thread count can move the
+numbers in float rounding; each record's ``provenance.torch_threads`` says what it had. ``--jobs`` is opt-in: it
+reproduced the committed records of SimCSE and SimCSE++, but gained too little to bring them under the time budget.
+Measurements (throughput, rounding, wall times): docs/derivations.md#sentembrunsside_by_sidepy
 """
 
 from __future__ import annotations
@@ -31,8 +17,8 @@ import multiprocessing
 import signal
 import threading
 import time
-from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from typing import Callable
 
 from sentemb.errors import SentembError
@@ -79,13 +65,17 @@ def run_pass(todo: list[tuple[str, RunSpec]], jobs: int, threads: int, run_missi
     unfinished = {spec.run_id for _, spec in todo}
     running: dict[Future, tuple[str, RunSpec, float]] = {}
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(threads,)) as pool, _workers_stop_with_this_process(pool):
+    with (
+        ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(threads,)
+        ) as pool,
+        _workers_stop_with_this_process(pool),
+    ):
         while pending or running:
             ready = [(name, spec) for name, spec in pending if not _waits(spec, unfinished)]
             if not ready and not running:  # runs waiting on each other (a cycle): the first starts, as it would
-                ready = pending[:1]        # one at a time
-            for name, spec in ready[:jobs - len(running)]:
+                ready = pending[:1]  # one at a time
+            for name, spec in ready[: jobs - len(running)]:
                 pending.remove((name, spec))
                 running[pool.submit(_ensure, spec.as_dict(), run_missing)] = (name, spec, time.perf_counter())
             done, _ = wait(running, return_when=FIRST_COMPLETED)

@@ -49,8 +49,13 @@ def _aside(path: Path) -> Path:
     return aside
 
 
-def read(path: Path, on_broken: str = "raise", expected_id: str | None = None, kind: str = "run record",
-         id_key: str = "run_id") -> dict | None:
+def read(
+    path: Path,
+    on_broken: str = "raise",
+    expected_id: str | None = None,
+    kind: str = "run record",
+    id_key: str = "run_id",
+) -> dict | None:
     """The JSON record in ``path`` (None if there is none); a broken one is handled as ``on_broken`` says.
 
     Broken: not readable as UTF-8 JSON, not a JSON object, or (with ``expected_id``) its ``id_key`` is not that id."""
@@ -66,12 +71,18 @@ def read(path: Path, on_broken: str = "raise", expected_id: str | None = None, k
             raise ValueError(f"it holds {id_key} {record.get(id_key)!r}, not {expected_id!r}")
     except (OSError, ValueError) as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
         if on_broken == "raise":
-            raise BrokenRecord(f"{kind} {path} cannot be read ({exc}).\n  Fix: inspect it, then delete it; the next "
-                               "run computes it again.") from exc
+            raise BrokenRecord(
+                f"{kind} {path} cannot be read ({exc}).\n  Fix: inspect it, then delete it; the next "
+                "run computes it again."
+            ) from exc
         aside = _aside(path)
         path.replace(aside)
-        print(f"warning: {kind} {path} cannot be read ({exc}); moved aside to {aside.name} (kept for inspection); "
-              "it counts as missing and will be computed again", file=sys.stderr, flush=True)
+        print(
+            f"warning: {kind} {path} cannot be read ({exc}); moved aside to {aside.name} (kept for inspection); "
+            "it counts as missing and will be computed again",
+            file=sys.stderr,
+            flush=True,
+        )
         return None
     return record
 

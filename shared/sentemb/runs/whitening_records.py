@@ -23,13 +23,20 @@ def fit_sample(sentences: list[str]) -> list[str]:
     return sample_sentences(sentences, N_WHITENING_FIT)
 
 
-def whitened_sts(record: dict, fit_corpus: str, fit_sentences: Callable[[RunSpec], list[str]],
-                 run_missing: bool = True) -> dict:
+def whitened_sts(
+    record: dict, fit_corpus: str, fit_sentences: Callable[[RunSpec], list[str]], run_missing: bool = True
+) -> dict:
     """The derived record of ``record``'s run whitened on ``fit_sentences(spec)`` (read inside the computation, so
     their files are hashed into the record), named ``fit_corpus`` in its parameters."""
-    def compute(encoder, spec: RunSpec) -> dict:
-        return sts_whitened(encoder, fit_sample(fit_sentences(spec)), {"run_id": spec.run_id, "precision": "fp32"},
-                            synthetic=spec.synthetic_data)
 
-    return ensure_derived(record, "whitening", {"fit_corpus": fit_corpus, "n_fit": N_WHITENING_FIT}, compute,
-                          run_missing=run_missing)
+    def compute(encoder, spec: RunSpec) -> dict:
+        return sts_whitened(
+            encoder,
+            fit_sample(fit_sentences(spec)),
+            {"run_id": spec.run_id, "precision": "fp32"},
+            synthetic=spec.synthetic_data,
+        )
+
+    return ensure_derived(
+        record, "whitening", {"fit_corpus": fit_corpus, "n_fit": N_WHITENING_FIT}, compute, run_missing=run_missing
+    )

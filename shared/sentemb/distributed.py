@@ -2,26 +2,21 @@
 
 Launch: ``torchrun --nproc-per-node N -m sentemb run --paper ... --profile full``. :func:`init_from_environment`
 joins the process group that torchrun describes (NCCL on GPUs, gloo on CPUs); without torchrun nothing changes.
+The objectives (their in-batch negatives) and the training loop both use it, so it sits below both.
 
-- **Data.** The spec's ``batch_size`` is the global batch. Every rank draws the same global batch of a step (the
-  seeded epoch order) and encodes its contiguous share: rank r takes rows [r B/N, (r+1) B/N) (:func:`shard`).
-- **In-batch negatives and batch statistics** come from the global batch: an objective passes its local embeddings
-  through :func:`global_batch`, which all-gathers them (rank order, so the rows are in the single-process order)
-  and keeps the local slot's gradient, the official SimCSE code's trick (notes §1.1 "DDP"). Each rank then computes
-  the same global loss; losses over a rank's own rows only (the MLM terms) stay local, and DDP averages them.
-- **Gradient scale** (the spec's ``ddp_gradients``). DDP averages the ranks' gradients, and with the trick above
-  each rank's gradient only holds its own slot's part of dL/dz, so the averaged gradient is 1/N of the
-  single-process one (``official``: what SimCSE's and DeCLUTR's released code do; DeCLUTR's configs keep
-  ``scale_fix false`` to reproduce its paper). ``global`` (the default) multiplies the local slot's gradient by N
-  in the backward of the gather, so the gradient equals a single process's on the global batch, whatever N
-  (DeCLUTR's ``scale_fix``, PR #212, which multiplies the contrastive loss by N; here only the gathered terms are
-  scaled, so the local MLM terms keep their weight). Under AdamW the two differ through eps and gradient clipping
-  only. ``tests/test_distributed.py`` checks both against one process, with 2 gloo processes.
-- **Randomness.** Rank 0 keeps the run's seed, so one process trains exactly as before; rank r > 0 draws its
-  dropout masks and augmentations from streams seeded by (seed, r). The states of all ranks go into ``state.pt``,
-  so a resumed run continues every rank's streams exactly.
-- **Who writes.** Rank 0 evaluates on STS-B dev, keeps the best weights, writes ``state.pt``, ``best/`` and the run
-  record; the other ranks train and wait for it (:func:`barrier`, with a day's timeout: :func:`collective_timeout`).
+- **Data.** ``batch_size`` is the global batch; every rank draws the same one and encodes its share (:func:`shard`).
+- **In-batch negatives and batch statistics** come from the global batch: :func:`global_batch` all-gathers the local
+  embeddings in rank order and keeps the local slot's gradient (the official SimCSE code's trick). Losses over a
+  rank's own rows only (the MLM terms) stay local, and DDP averages them.
+- **Gradient scale** (the spec's ``ddp_gradients``). With that trick the DDP-averaged gradient is 1/N of the
+  single-process one (``official``: SimCSE's and DeCLUTR's released code). ``global`` (the default) multiplies the
+  local slot's gradient by N in the gather's backward, so it equals one process's on the global batch (DeCLUTR's
+  ``scale_fix``, on the gathered terms only). Under AdamW the two differ through eps and gradient clipping only;
+  ``tests/test_distributed.py`` checks both against one process.
+- **Randomness.** Rank 0 keeps the run's seed; rank r > 0 draws from streams seeded by (seed, r); ``state.pt``
+  holds every rank's random states.
+- **Who writes.** Rank 0 evaluates, keeps the best weights and writes ``state.pt``, ``best/`` and the record; the
+  other ranks wait for it (:func:`barrier`, with a day's timeout: :func:`collective_timeout`).
 """
 
 from __future__ import annotations
@@ -81,10 +76,12 @@ def shard(rows: list, world: int | None = None, index: int | None = None) -> lis
     world = world_size() if world is None else world
     index = rank() if index is None else index
     if len(rows) % world:
-        raise ValueError(f"a global batch of {len(rows)} rows does not divide over {world} processes: choose a "
-                         f"batch_size that is a multiple of the number of processes")
+        raise ValueError(
+            f"a global batch of {len(rows)} rows does not divide over {world} processes: choose a "
+            f"batch_size that is a multiple of the number of processes"
+        )
     size = len(rows) // world
-    return list(rows[index * size:(index + 1) * size])
+    return list(rows[index * size : (index + 1) * size])
 
 
 class _GatherKeepLocal(torch.autograd.Function):
@@ -99,7 +96,7 @@ class _GatherKeepLocal(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor):
-        return grad[ctx.rank * ctx.n:(ctx.rank + 1) * ctx.n] * ctx.scale, None
+        return grad[ctx.rank * ctx.n : (ctx.rank + 1) * ctx.n] * ctx.scale, None
 
 
 def global_batch(*local: torch.Tensor, gradients: str = "global") -> tuple[torch.Tensor, ...] | torch.Tensor:
