@@ -72,9 +72,9 @@ def cost_key(spec) -> str:
 
 
 def full_grid(paper: str) -> list:
-    from sentemb.runs.paper_grid import paper_grid
+    from sentemb.paper import get_paper
 
-    grid = paper_grid(paper, "full", True)
+    grid = get_paper(paper).grid("full", extended=True)
     return list({s.run_id: s for specs in grid.values() for s in specs}.values())
 
 

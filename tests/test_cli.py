@@ -89,8 +89,8 @@ def test_reported_lists_the_copies_that_disagree_and_whether_they_are_flagged(ca
 def test_run_with_notebook_executes_it_after_the_grid_and_not_after_a_failed_run(monkeypatch, capsys):
     """``run --notebook`` (run_all.sh's one process per paper): the notebook follows a grid whose runs all have
     records, with the run's --no-run and --extended; a failed run leaves the notebook unexecuted."""
-    from sentemb import cli, notebooks
-    from sentemb.runs import execute, grid_run
+    from sentemb import cli, grid_run, notebooks
+    from sentemb.runs import execute
     from sentemb.spec import RunSpec
 
     spec = RunSpec(profile="smoke", backbone="tiny-random-bert", pooler="avg", objective="none", seed=1)

@@ -18,9 +18,8 @@ import sys
 import pytest
 
 from sentemb import settings
-from sentemb.paper import registry
+from sentemb.paper import get_paper, registry
 from sentemb.runs.fixed_point import run_to_fixed_point
-from sentemb.runs.paper_grid import paper_grid
 
 COMMITTED = settings.REPO_ROOT / "results" / "runs" / "small"
 RUN_ALL_ORDER = tuple(registry())  # run_all.sh's papers, in its order
@@ -38,7 +37,7 @@ def fill_with_core_runs(store, papers) -> set[str]:
             assert path.is_file(), f"{paper}: core run {name} ({spec.run_id}) has no committed record"
             shutil.copy(path, store)
 
-        ids |= run_to_fixed_point(lambda paper=paper: paper_grid(paper, "small", extended=False), load)
+        ids |= run_to_fixed_point(lambda paper=paper: get_paper(paper).grid("small", extended=False), load)
     return ids
 
 

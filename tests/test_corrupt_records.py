@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from sentemb import cli
-from sentemb.runs import derived, execute, grid_run, store
+from sentemb import cli, grid_run
+from sentemb.runs import derived, execute, store
 from sentemb.spec import RunSpec
 
 TINY = dict(

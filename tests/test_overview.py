@@ -6,8 +6,8 @@ import json
 import pytest
 
 from papers.overview import experiments, report, summary
+from sentemb import archive_coverage
 from sentemb.paper import get_paper
-from sentemb.report import archive_coverage
 from sentemb.settings import REPO_ROOT
 
 TEMPLATE = REPO_ROOT / "results" / "runs" / "small"

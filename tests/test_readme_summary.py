@@ -3,11 +3,10 @@
 import nbformat
 import pytest
 
-from sentemb import settings
+from sentemb import readme_summary, settings
 from sentemb.errors import SentembError
 from sentemb.paper import get_paper, registry
-from sentemb.report import readme_summary
-from sentemb.report.readme_summary import readme_is_in_sync, sync_readme
+from sentemb.readme_summary import readme_is_in_sync, sync_readme
 
 PAPERS = tuple(registry())
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sentemb import settings
-from sentemb.report import archive_coverage
+from sentemb import archive_coverage, settings
 from sentemb.site import build_site
 
 CHROMIUM_ARGS = [

@@ -1,6 +1,6 @@
 """The overview's tables and figures, from run records and derived records (``notebooks/overview.ipynb`` shows them).
 
-- Coverage and claims of every paper (:mod:`sentemb.report.archive_coverage`).
+- Coverage and claims of every paper (:mod:`sentemb.archive_coverage`).
 - The comparison: every method of :mod:`papers.overview.experiments` on the 7 STS tasks (test, Spearman x 100), under
   SimCSE's protocol (``all`` aggregation for STS12-16) and DeCLUTR's (``mean``); mean ± std over the seeds, and
   pairwise two-sided t-tests on the 7-task average (paired where the methods' runs share seeds and data order,
@@ -20,10 +20,9 @@ import pandas as pd
 from scipy import stats
 
 from papers.overview import experiments as ex
-from sentemb import settings
+from sentemb import archive_coverage, settings
 from sentemb.paper import reproduced_papers
 from sentemb.plots import style
-from sentemb.report import archive_coverage
 from sentemb.report.claims import Comparison, Seeds
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, sts_rows, trace
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from papers.overview.report import DERIVED_TASKS, PROTOCOLS, SUBSTITUTES
-from sentemb.report import archive_coverage
+from sentemb import archive_coverage
 from sentemb.report.reproduced import mean_std
 
 

@@ -122,9 +122,9 @@ def _print_mteb(m: dict) -> None:
 
 
 def cmd_run(args) -> int:
-    """Run (or load) every spec of the grid (:mod:`sentemb.runs.grid_run`), then the notebook with --notebook."""
+    """Run (or load) every spec of the grid (:mod:`sentemb.grid_run`), then the notebook with --notebook."""
+    from sentemb.grid_run import GridRun, run_grid
     from sentemb.paper import get_paper
-    from sentemb.runs.grid_run import GridRun, run_grid
 
     get_paper(args.paper)  # an unknown name is an error that lists the registry's
     resources = {

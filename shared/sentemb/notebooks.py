@@ -10,7 +10,7 @@ good one (the failed copy is kept beside it as ``*.failed.ipynb`` for inspection
 the kernel stamp on the notebook and on every cell are removed (:func:`strip_timestamps`), so re-executing a
 notebook over the same run records gives the same bytes on any machine (paths are recorded relative to the
 repository); the runs' own times are in their records. After a small-profile execution the paper README's generated
-results block is rewritten from the notebook's summary cell (:mod:`sentemb.report.readme_summary`), when the
+results block is rewritten from the notebook's summary cell (:mod:`sentemb.readme_summary`), when the
 executed copy is the repository's own.
 
 The kernel talks to papermill over IPC (Unix sockets in Jupyter's runtime folder) rather than ipykernel's default
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sentemb import settings
 from sentemb.errors import SentembError
-from sentemb.report.readme_summary import sync_readme
+from sentemb.readme_summary import sync_readme
 
 TIMING_KEYS = ("start_time", "end_time", "duration")
 

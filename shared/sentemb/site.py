@@ -1,7 +1,7 @@
 """A browsable report: the executed notebooks as a static HTML site, its index the archive's coverage.
 
 ``site/<profile>/index.html`` lists every paper's tables and figures with their status (reproduced, partly, not run,
-...; :mod:`sentemb.report.archive_coverage`) and its claims per status, and links one page per executed notebook
+...; :mod:`sentemb.archive_coverage`) and its claims per status, and links one page per executed notebook
 (``<paper>.html``, ``overview.html``), converted by nbconvert's JupyterLab exporter with the figures inline. The
 pages fetch nothing from the network (:file:`site_template/archive.html.j2` drops the CDN scripts), so they open
 from the disk offline. ``./run_all.sh`` builds it last; ``python -m sentemb site`` builds it alone. The folder is
@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from sentemb import settings
+from sentemb import archive_coverage, settings
 from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 from sentemb.notebooks import output_path
 from sentemb.paper import registry
-from sentemb.report import archive_coverage
 
 TEMPLATE_DIR = Path(__file__).parent / "site_template"
 STYLE = """body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;

@@ -3,7 +3,7 @@
 The non-contrastive paper's grid is the reason: its SMAC scan proposes the next trial from the records of the
 earlier ones, and its headline rows follow the scan's best trials. So the grid is asked again after each pass, and
 the loop ends when a pass brings no run id it has not seen. Every other paper's grid is fixed: one pass, then one
-empty ask. ``sentemb run`` (:mod:`sentemb.runs.grid_run`) and the non-contrastive paper's ``collect`` both use this
+empty ask. ``sentemb run`` (:mod:`sentemb.grid_run`) and the non-contrastive paper's ``collect`` both use this
 loop.
 """
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from sentemb import distributed
 from sentemb.errors import SentembError
+from sentemb.paper import get_paper
 from sentemb.runs import events, store
 from sentemb.runs.fixed_point import run_to_fixed_point
-from sentemb.runs.paper_grid import paper_grid
 from sentemb.runs.side_by_side import record_or_error, run_pass
 from sentemb.spec import RunSpec
 
@@ -44,6 +44,11 @@ class GridRun:
 
     def grid(self) -> dict[str, tuple[RunSpec, ...]]:
         return paper_grid(self.paper, self.profile, self.extended)
+
+
+def paper_grid(paper: str, profile: str, extended: bool) -> dict[str, tuple[RunSpec, ...]]:
+    """The registered paper's grid on ``profile`` (with ``extended``, also the rows outside its budget)."""
+    return get_paper(paper).grid(profile, extended=extended)
 
 
 def run_grid(run: GridRun) -> None:
