@@ -1,4 +1,4 @@
-"""The whole small profile, as one command (issue 19's budgets); rerun it, it is not a test. Needs SENTEMB_DATA.
+"""The whole small profile, as one command (its 3-hour budget); rerun it, it is not a test. Needs SENTEMB_DATA.
 
     .venv/bin/python benchmarks/bench_archive_small.py --cached          # ./run_all.sh over the committed records
     .venv/bin/python benchmarks/bench_archive_small.py --from-scratch    # ./run_all.sh into an empty store and cache

@@ -10,7 +10,7 @@ Two kinds of work, as a small-profile run does them (fp32, all-MiniLM-L6-v2):
 Each configuration runs in fresh processes (torch fixes its thread pool per process). The summary gives seconds per
 step (per 2,048 sentences) in each process and the machine's throughput: steps (sentences) per second summed over
 the processes running at once. The question it answers: would running the grid's runs side by side, one thread
-each, finish the small profile sooner than running them one after the other with every core (issue 19's 3 hours)?
+each, finish the small profile sooner than running them one after the other with every core (its 3-hour budget)?
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The full profile's GPU plan, per paper: runs, steps, sentences, and estimated GPU-hours (issue 20, item 4).
+"""The full profile's GPU plan, per paper: runs, steps, sentences, and estimated GPU-hours.
 
     python benchmarks/gpu_plan.py configs   # the step configurations of the five full grids -> gpu_plan_configs.json
     python benchmarks/bench_gpu_full_steps.py benchmarks/results/gpu_plan_configs.json --out ...  # on a GPU

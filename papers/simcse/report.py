@@ -268,46 +268,52 @@ def figures(records: dict[str, list[dict]], derived_records: dict, profile: str,
     hold every seed. Figures 3, F.1 and G.1 gain the backbone whitened on NLI sentences and its BERT-flow latents (the
     paper's BERT-whitening and BERT-flow points; the flow of fit seed 42) when their derived records exist."""
     first = {name: runs[0] for name, runs in records.items() if runs}
+    post = _post_processed_points(derived_records)
+    return (
+        _figure2(first, records, profile, folder)
+        + _geometry_figures(first, post, records, profile, folder)
+        + _table_a1_figure(records, profile, folder)
+    )
+
+
+def _post_processed_points(derived_records: dict) -> dict[str, tuple[dict, dict | None]]:
+    """Label -> (geometry record, STS record) of the backbone whitened and flowed on NLI, where recorded."""
     geometry_white, sts_white = derived_records.get("whitened geometry"), derived_records.get("whitening NLI")
     geometry_flow = derived_records.get("flowed geometry")
+    flows = derived_records.get("flow NLI") or []
     sts_flow = next(
-        (
-            d
-            for d in derived_records.get("flow NLI") or []
-            if geometry_flow and d["params"]["seed"] == geometry_flow["params"]["seed"]
-        ),
-        None,
+        (d for d in flows if geometry_flow and d["params"]["seed"] == geometry_flow["params"]["seed"]), None
     )
-    post = {
-        label: (geometry, sts)
-        for label, geometry, sts in (
-            ("backbone (avg.) + whitening (NLI)", geometry_white, sts_white),
-            ("backbone (avg.) + BERT-flow (NLI)", geometry_flow, sts_flow),
-        )
-        if geometry
-    }
-    paths = []
+    pairs = (
+        ("backbone (avg.) + whitening (NLI)", geometry_white, sts_white),
+        ("backbone (avg.) + BERT-flow (NLI)", geometry_flow, sts_flow),
+    )
+    return {label: (geometry, sts) for label, geometry, sts in pairs if geometry}
+
+
+def _figure2(first: dict, records: dict, profile: str, folder: Path) -> list[Path]:
+    """Figure 2's trajectories; its curves other than unsup. are core rows the small profile runs only with
+    --extended: from scratch without it, the figure draws the curves whose runs have records and names the others."""
     fig2 = {
         "unsup. SimCSE": "unsup",
         "no dropout": "dropout_0",
         "fixed 0.1": "fixed_0.1",
         "delete one word": "delete_one_word",
     }
-    # Its other curves are core rows the small profile runs only with --extended: from scratch without it, the
-    # figure draws the curves whose runs have records and its caption names the others as not run.
     drawn = {label: name for label, name in fig2.items() if name in first}
     fig = geometry.align_uniform_trajectories(
         {k: first[v]["training"]["trajectory"] for k, v in drawn.items()},
         "Figure 2: alignment/uniformity during training (STS-B dev)",
     )
     missing = [name for name in fig2.values() if name not in first]
-    paths += style.save(
-        fig,
-        folder,
-        "figure2_align_uniform_training",
-        _caption(profile, records, drawn.values())
-        + (f"; not run: {', '.join(missing)} (--extended)" if missing else ""),
+    caption = _caption(profile, records, drawn.values()) + (
+        f"; not run: {', '.join(missing)} (--extended)" if missing else ""
     )
+    return style.save(fig, folder, "figure2_align_uniform_training", caption)
+
+
+def _geometry_figures(first: dict, post: dict, records: dict, profile: str, folder: Path) -> list[Path]:
+    """Figures 3, F.1 and G.1: the models' alignment/uniformity, singular values and cosines by gold rating."""
     points = {
         FIGURE_LABELS[n]: {
             "alignment": first[n]["analysis"]["alignment"],
@@ -316,23 +322,19 @@ def figures(records: dict[str, list[dict]], derived_records: dict, profile: str,
         }
         for n in TABLE5_ROWS
     }
-    points.update(
-        {
-            label: {
+    for label, (geometry_post, sts_post) in post.items():
+        if sts_post:
+            points[label] = {
                 "alignment": geometry_post["result"]["alignment"],
                 "uniformity": geometry_post["result"]["uniformity"],
                 "avg_sts": sts_post["result"]["summary"]["Avg."],
             }
-            for label, (geometry_post, sts_post) in post.items()
-            if sts_post
-        }
-    )
-    fig = geometry.align_uniform_points(points, "Figure 3: alignment/uniformity of models")
     derived_ids = "".join(
         f"; {label}: derived records " + ", ".join(d["derived_id"] for d in pair if d) for label, pair in post.items()
     )
     caption = _caption(profile, records, TABLE5_ROWS) + derived_ids
-    paths += style.save(fig, folder, "figure3_align_uniform_models", caption)
+    fig = geometry.align_uniform_points(points, "Figure 3: alignment/uniformity of models")
+    paths = style.save(fig, folder, "figure3_align_uniform_models", caption)
     spectra = {FIGURE_LABELS[n]: first[n]["analysis"]["singular_values"] for n in TABLE5_ROWS}
     spectra.update({label: geometry_post["result"]["singular_values"] for label, (geometry_post, _) in post.items()})
     fig = geometry.singular_spectra(spectra, "Figure F.1: singular values of STS-B embeddings")
@@ -340,32 +342,30 @@ def figures(records: dict[str, list[dict]], derived_records: dict, profile: str,
     dens = {FIGURE_LABELS[n]: first[n]["analysis"] for n in ("backbone_avg", "unsup", "sup")}
     dens.update({label: geometry_post["result"] for label, (geometry_post, _) in post.items()})
     fig = geometry.cosine_densities(dens, "Figure G.1: cosine similarity by gold rating (STS-B)")
-    paths += style.save(
-        fig,
-        folder,
-        "figureG1_cosine_by_rating",
-        _caption(profile, records, ("backbone_avg", "unsup", "sup")) + derived_ids,
-    )
+    caption = _caption(profile, records, ("backbone_avg", "unsup", "sup")) + derived_ids
+    return paths + style.save(fig, folder, "figureG1_cosine_by_rating", caption)
+
+
+def _table_a1_figure(records: dict, profile: str, folder: Path) -> list[Path]:
+    """Table A.1's search as heatmaps (batch size x learning rate per mode), once some of its runs have records."""
     a1 = table_a1(records, profile)
-    if not a1.empty:
-        a1 = a1.assign(mode=a1["mode"].map({"unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}))
-        fig = search_grid.score_heatmaps(
-            a1,
-            "mode",
-            "batch_size",
-            "lr",
-            "stsb_dev",
-            "Table A.1: batch size x learning rate (STS-B dev)",
-            "STS-B dev Spearman x 100",
-        )
-        paths += style.save(
-            fig,
-            folder,
-            "tableA1_batch_lr",
-            f"profile {profile}; one seed per point (42), the main "
-            "runs' points their seeds' mean; red: the best point per mode; runs in tablea1.csv",
-        )
-    return paths
+    if a1.empty:
+        return []
+    a1 = a1.assign(mode=a1["mode"].map({"unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}))
+    fig = search_grid.score_heatmaps(
+        a1,
+        "mode",
+        "batch_size",
+        "lr",
+        "stsb_dev",
+        "Table A.1: batch size x learning rate (STS-B dev)",
+        "STS-B dev Spearman x 100",
+    )
+    caption = (
+        f"profile {profile}; one seed per point (42), the main runs' points their seeds' mean; red: the best point "
+        "per mode; runs in tablea1.csv"
+    )
+    return style.save(fig, folder, "tableA1_batch_lr", caption)
 
 
 # Derived analyses (papers/simcse/analyses.py): which runs, and which reported rows they are compared with.

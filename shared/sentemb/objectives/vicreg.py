@@ -15,9 +15,8 @@ differs (the values match once the weights are converted; its issues #8 and #26 
 the invariance term over the D dimensions too (``F.mse_loss``), and it halves the variance term, averaging the two
 views' hinges instead of summing them. So the weights (lambda_s, lambda_v, lambda_c) here are the code's
 (lambda_s * D, 2 * lambda_v, lambda_c): this module's (25, 25, 1) is the code's (25 * D, 50, 1), not its defaults. The
-paper's three coefficients were lost in the
-extraction (unknown; Appendix A.2 says one is held fixed and the others searched with SMAC); the defaults here
-are VICReg's own (25, 25, 1) so that the module runs, not the paper's values.
+paper's three coefficients were lost in the extraction (unknown; Appendix A.2 says one is held fixed and the others
+searched with SMAC); the defaults here are VICReg's own (25, 25, 1) so that the module runs, not the paper's values.
 """
 
 from __future__ import annotations
