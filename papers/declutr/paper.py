@@ -101,20 +101,6 @@ class DeCLUTR(Paper):
         table1 = [] if tables["table1"].empty else [from_reproduced(tables["table1"])]
         return pd.concat([*table1, report.figure_cells(records)], ignore_index=True)
 
-    def claims(self, tables, records):
-        """The claims on probing, RoBERTa-base or baselines that are not offline are not run, with the reason."""
-        verdicts = super().claims(tables, records)
-        for claim, reason in self.not_testable.items():
-            verdicts.loc[verdicts["claim"] == claim, ["status", "detail", "effect", "p_value", "n", "test"]] = [
-                "not run",
-                reason,
-                None,
-                None,
-                "",
-                "",
-            ]
-        return verdicts
-
     def summary(self, tables):
         return report.markdown_summary(tables)
 

@@ -152,20 +152,9 @@ class NonContrastive(Paper):
         table = pd.concat([reproduced] + copies, ignore_index=True)
         return table.drop_duplicates(subset=["table", "group", "row", "column"], keep="first")
 
-    def claims(self, tables, records):
-        """The claims' verdicts; a claim that cannot be tested offline (:func:`report.not_testable`) is not run."""
-        verdicts = super().claims(tables, records)
-        for claim, reason in report.not_testable().items():
-            mask = verdicts["claim"] == claim
-            verdicts.loc[mask, ["status", "detail", "effect", "p_value", "n", "test"]] = [
-                "not run",
-                reason,
-                None,
-                None,
-                "",
-                "",
-            ]
-        return verdicts
+    def untestable(self):
+        """The claims the offline data cannot test (:func:`report.not_testable`: it depends on the mirror's tasks)."""
+        return report.not_testable()
 
     def summary(self, tables):
         lines = []

@@ -35,6 +35,7 @@ class SimCSEpp(Paper):
         "Jiahao Xu, Wei Shao, Lihui Chen, Lemao Liu. SimCSE++: Improving Contrastive Learning for Sentence "
         "Embeddings from Two Perspectives. EMNLP 2023"
     )
+    not_testable = report.NOT_TESTABLE
     official_code = "https://github.com/Jiahao004/SimCSE-plus-plus"
     not_run_reason = "not run: outside the small profile's 25-min budget (./run_all.sh --paper simcse_pp --extended)"
     coverage_items = {
@@ -164,20 +165,6 @@ class SimCSEpp(Paper):
         aliases = cells[(cells["table"] == "Table 3") & cells["row"].isin(list(report.CLAIM_ALIASES))].copy()
         aliases["row"] = aliases["row"].map(report.CLAIM_ALIASES)
         return pd.concat([cells, aliases], ignore_index=True)
-
-    def claims(self, tables, records):
-        """The claims, those on models that are not offline (:data:`report.NOT_TESTABLE`) marked not run."""
-        verdicts = super().claims(tables, records)
-        for claim, reason in report.NOT_TESTABLE.items():
-            verdicts.loc[verdicts["claim"] == claim, ["status", "detail", "effect", "p_value", "n", "test"]] = [
-                "not run",
-                reason,
-                None,
-                None,
-                "",
-                "",
-            ]
-        return verdicts
 
     def summary(self, tables):
         return report.markdown_summary(tables)

@@ -159,21 +159,6 @@ class TNCSE(Paper):
             ignore_index=True,
         )
 
-    def claims(self, tables, records):
-        """The claims about baselines, backbones or checkpoints that are not offline are not run, with the reason."""
-        verdicts = super().claims(tables, records)
-        for claim, reason in self.not_testable.items():
-            mask = verdicts["claim"] == claim
-            verdicts.loc[mask, ["status", "detail", "effect", "p_value", "n", "test"]] = [
-                "not run",
-                reason,
-                None,
-                None,
-                "",
-                "",
-            ]
-        return verdicts
-
     def summary(self, tables):
         return report.markdown_summary(tables)
 

@@ -45,6 +45,7 @@ class Paper(ABC):
     coverage_items: ClassVar[dict[str, tuple[str, str]]] = {}  # item -> (status, where / why)
     not_run_reason: ClassVar[str] = "not run"  # why a grid row without records has none
     has_claims: ClassVar[bool] = True  # papers/<name>/claims.yaml and results/<name>/<profile>/claims.csv
+    not_testable: ClassVar[dict[str, str]] = {}  # claim -> why the offline data cannot test it (verdict: not run)
     reproduces: ClassVar[bool] = True  # a publication with reported numbers (False: the overview, which compares)
 
     # -- hooks ---------------------------------------------------------------------------------------------------
@@ -104,11 +105,20 @@ class Paper(ABC):
 
         return collect_records(self.grid, get_profile(profile).name, run_missing, extended, progress)
 
+    def untestable(self) -> dict[str, str]:
+        """Claim -> why it cannot be tested offline (:attr:`not_testable`; a paper may work it out from the data)."""
+        return self.not_testable
+
     def claims(self, tables: dict[str, pd.DataFrame], records: Records) -> pd.DataFrame:
-        """``claims.yaml`` evaluated on :meth:`claim_cells` (both verdicts, ``sentemb.report.claims``)."""
+        """``claims.yaml`` evaluated on :meth:`claim_cells` (both verdicts, ``sentemb.report.claims``); an untestable
+        claim's direction verdict is *not run*, with the reason in its detail."""
         from sentemb.report.claims import evaluate_all
 
-        return evaluate_all(self.name, self.claim_cells(tables, records))
+        verdicts = evaluate_all(self.name, self.claim_cells(tables, records))
+        for claim, reason in self.untestable().items():
+            columns = ["status", "detail", "effect", "p_value", "n", "test"]
+            verdicts.loc[verdicts["claim"] == claim, columns] = ["not run", reason, None, None, "", ""]
+        return verdicts
 
     def write_tables(
         self, records: Records, derived_records: dict | None, profile: str | Profile
