@@ -94,3 +94,18 @@ needs_mirror = pytest.mark.skipif(
     mirror() is None,
     reason="no offline mirror configured: set SENTEMB_DATA=../shared/datasets to run the data tests",
 )
+
+
+TINY_SPEC = dict(  # a smoke run of a few seconds on generated rows, for tests of the run machinery
+    profile="smoke",
+    backbone="tiny-random-bert",
+    pooler="cls_before_pooler",
+    objective="simcse_unsup",
+    train_data="wiki_sentences_combined",
+    steps=6,
+    batch_size=8,
+    eval_every=3,
+    lr=1e-3,
+    final_eval="stsb_dev",
+    synthetic_data=True,
+)

@@ -6,24 +6,13 @@ import subprocess
 import sys
 
 import pytest
+from conftest import TINY_SPEC
 
 from sentemb import cli, grid_run
 from sentemb.runs import derived, execute, store
 from sentemb.spec import RunSpec
 
-TINY = dict(
-    profile="smoke",
-    backbone="tiny-random-bert",
-    pooler="cls_before_pooler",
-    objective="simcse_unsup",
-    train_data="wiki_sentences_combined",
-    steps=6,
-    batch_size=8,
-    eval_every=3,
-    lr=1e-3,
-    final_eval="stsb_dev",
-    synthetic_data=True,
-)
+TINY = TINY_SPEC
 GOOD, BAD = RunSpec(**TINY), RunSpec(**{**TINY, "seed": 43})
 
 

@@ -8,26 +8,14 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import TINY_SPEC
 
 from sentemb import cli, launch, settings
 from sentemb.profiles import JobResources, get_profile
 from sentemb.runs import execute, store
 from sentemb.spec import RunSpec
 
-TINY = dict(
-    profile="smoke",
-    backbone="tiny-random-bert",
-    pooler="cls_before_pooler",
-    objective="simcse_unsup",
-    train_data="wiki_sentences_combined",
-    steps=40,
-    batch_size=8,
-    eval_every=5,
-    lr=1e-3,
-    max_len=16,
-    final_eval="stsb_dev",
-    synthetic_data=True,
-)
+TINY = dict(TINY_SPEC, steps=40, eval_every=5, max_len=16)
 RESOURCES = JobResources(gpus=0, cpus=1, mem_gb=2, timeout_min=10)
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from conftest import require_committed_small_records
+from conftest import TINY_SPEC, require_committed_small_records
 from torch import nn
 
 from sentemb import settings
@@ -20,19 +20,7 @@ from sentemb.spec import RunSpec
 from sentemb.train import loop
 from sentemb.train.loop import EpochOrder, TrainingDiverged, prepare_objective, train
 
-TINY = dict(
-    profile="smoke",
-    backbone="tiny-random-bert",
-    pooler="cls_before_pooler",
-    objective="simcse_unsup",
-    train_data="wiki_sentences_combined",
-    steps=6,
-    batch_size=8,
-    eval_every=3,
-    lr=1e-3,
-    final_eval="stsb_dev",
-    synthetic_data=True,
-)
+TINY = TINY_SPEC
 
 
 def test_run_id_is_a_content_hash_over_resolved_parameters():
