@@ -46,15 +46,10 @@ RANDOM_QUERIES = 3
 TOP_K = 3
 
 
-def transfer_mode(profile: str | Profile) -> str:
-    """SentEval's parameter set: the paper's ("test") where the profile follows the paper, else "fasttest"."""
-    return "test" if get_profile(profile).paper_data else "fasttest"
-
-
 def transfer(record: dict, run_missing: bool = True) -> dict:
     """The derived record of SentEval's 7 transfer tasks on the run's model (``result["tasks"][name]``: ``devacc``,
     ``acc``, as a run's ``metrics["transfer"]``)."""
-    mode = transfer_mode(record["profile"])
+    mode = get_profile(record["profile"]).transfer_mode
 
     def compute(encoder, spec: RunSpec) -> dict:
         results, _ = evaluate_model(

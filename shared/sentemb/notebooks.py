@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sentemb import settings
 from sentemb.errors import SentembError
+from sentemb.profiles import get_profile
 from sentemb.readme_summary import sync_readme
 
 TIMING_KEYS = ("start_time", "end_time", "duration")
@@ -49,7 +50,8 @@ def _shown(path: Path) -> str:
 
 def output_path(paper: str, profile: str) -> Path:
     folder = settings.notebooks_root()
-    return folder / f"{paper}.ipynb" if profile == "small" else folder / "executed" / profile / f"{paper}.ipynb"
+    committed = get_profile(profile).committed  # its executed notebook is the repository's own copy
+    return folder / f"{paper}.ipynb" if committed else folder / "executed" / profile / f"{paper}.ipynb"
 
 
 def is_committed_copy(path: Path) -> bool:
@@ -114,7 +116,7 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
     executed.metadata.papermill.update(input_path=_shown(source), output_path=_shown(target))
     nbformat.write(executed, tmp)
     tmp.replace(target)
-    if profile == "small" and is_committed_copy(target) and sync_readme(paper, target):
+    if get_profile(profile).committed and is_committed_copy(target) and sync_readme(paper, target):
         print(f"[notebook] {paper}: papers/{paper}/README.md's generated results block updated from the notebook")
     print(f"[notebook] {paper} ({profile}) done in {time.perf_counter() - started:.0f} s")
     return target

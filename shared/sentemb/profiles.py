@@ -66,6 +66,13 @@ class Profile:
     exercises_only: bool = False  # costly derived analyses run on one model, to exercise the path
     committed: bool = False  # its outputs are the repository's committed ones (notebooks/, the READMEs' blocks)
     paper_data: bool = False  # trains on the paper's data (downloaded), not the mirror's substitutes
+    generates_data: bool = False  # without a mirror (SENTEMB_DATA unset) it trains and evaluates on generated rows
+    caveat: str | None = None  # what a model card of one of its runs must say about its numbers
+
+    @property
+    def transfer_mode(self) -> str:
+        """SentEval's parameter set for the transfer tasks: the paper's ("test") on its data, else "fasttest"."""
+        return "test" if self.paper_data else "fasttest"
 
     def runs_all_rows(self, extended: bool) -> bool:
         """Whether the rows (and analyses) kept outside the budget run: always, unless budgeted without --extended."""
@@ -75,7 +82,7 @@ class Profile:
         return SEEDS[: self.headline_seeds] if headline else SEEDS[:1]
 
     def uses_synthetic_data(self) -> bool:
-        return self.name == "smoke" and settings.data_root() is None
+        return self.generates_data and settings.data_root() is None
 
     def scale(self, paper_spec: RunSpec, seed: int | None = None) -> RunSpec:
         """``paper_spec`` on this profile (with ``seed`` instead of the paper's, when given)."""
@@ -123,6 +130,7 @@ PROFILES = {
         headline_seeds=2,
         job=JobResources(gpus=0, cpus=1, mem_gb=4, timeout_min=15),
         exercises_only=True,
+        generates_data=True,
     ),
     "small": Profile(
         "small",
@@ -138,6 +146,11 @@ PROFILES = {
         job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120),
         budgeted=True,
         committed=True,
+        caveat=(
+            "The small profile fine-tunes all-MiniLM-L6-v2, an encoder that is already contrastively "
+            "trained, for a few dozen steps on 2 CPU cores: its numbers show the directions of the "
+            "paper's effects, not the paper's values."
+        ),
     ),
     "full": Profile(
         "full",

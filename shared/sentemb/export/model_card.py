@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import json
 
-SMALL_PROFILE_CAVEAT = (
-    "The small profile fine-tunes all-MiniLM-L6-v2, an encoder that is already contrastively "
-    "trained, for a few dozen steps on 2 CPU cores: its numbers show the directions of the "
-    "paper's effects, not the paper's values."
-)
+from sentemb.profiles import get_profile
 
 
 def _table(rows: list[tuple[str, str]], header: tuple[str, str]) -> list[str]:
@@ -87,8 +83,9 @@ def model_card(record: dict, trust_remote_code: bool) -> str:
     ]
     if record.get("notes"):
         lines += ["", f"Run notes: {record['notes']}"]
-    if record["profile"] == "small":
-        lines += ["", SMALL_PROFILE_CAVEAT]
+    caveat = get_profile(record["profile"]).caveat
+    if caveat:
+        lines += ["", caveat]
     lines += [
         "",
         "## Use",

@@ -32,6 +32,7 @@ from sentemb.models.encoder import SentenceEncoder
 from sentemb.models.saved import is_saved_model, load_saved_model
 from sentemb.models.summed_encoders import SummedEncoders
 from sentemb.objectives.registry import encoders_needed, objective_class
+from sentemb.profiles import get_profile
 from sentemb.runs import events, provenance, store
 from sentemb.runs.recorded import recorded
 from sentemb.spec import RunSpec
@@ -98,7 +99,7 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, 
         ),
         groups,
         sts_splits=splits,
-        transfer_mode="test" if spec.profile == "full" else "fasttest",
+        transfer_mode=get_profile(spec.profile).transfer_mode,
         synthetic=spec.synthetic_data,
         mteb_model=encoder,
         extra_sentences=extra,
