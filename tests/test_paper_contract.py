@@ -48,7 +48,7 @@ def test_metadata_hooks_and_folder(name):
     folder = settings.REPO_ROOT / "papers" / name
     assert (folder / "README.md").is_file() and (folder / "experiments.py").is_file()
     assert (settings.REPO_ROOT / "notebooks" / f"{name}.ipynb").is_file()
-    assert (folder / "claims.yaml").is_file() == paper.has_claims
+    assert (folder / "claims.yaml").is_file() == paper.reproduces
     assert (folder / "reported" / "index.csv").is_file() == paper.reproduces
 
 

@@ -594,7 +594,10 @@ def figure_markdown(points: pd.DataFrame) -> list[str]:
     if points.empty:
         return []
     score = dict(zip(points["run"], points["dev_score"]))
-    cell = lambda run: reported_cell(score.get(run))  # noqa: E731
+
+    def cell(run: str) -> str:
+        return reported_cell(score.get(run))
+
     taus, dims, queues = FIGURE2["temperature"], FIGURES1_PROJECTIONS["dim"], FIGURES1_MEMORY["queue"]
     return [
         "",

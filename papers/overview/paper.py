@@ -24,7 +24,6 @@ class Overview(Paper):
     official_code = "none"
     not_run_reason = "no records: outside its paper's budget (./run_all.sh --paper overview --extended trains it)"
     reproduces = False
-    has_claims = False
 
     def grid(self, profile, extended=False):
         return experiments.grid(profile, extended=extended)

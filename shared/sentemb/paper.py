@@ -44,9 +44,8 @@ class Paper(ABC):
     official_code: ClassVar[str]  # the official repository (or "none")
     coverage_items: ClassVar[dict[str, tuple[str, str]]] = {}  # item -> (status, where / why)
     not_run_reason: ClassVar[str] = "not run"  # why a grid row without records has none
-    has_claims: ClassVar[bool] = True  # papers/<name>/claims.yaml and results/<name>/<profile>/claims.csv
     not_testable: ClassVar[dict[str, str]] = {}  # claim -> why the offline data cannot test it (verdict: not run)
-    reproduces: ClassVar[bool] = True  # a publication with reported numbers (False: the overview, which compares)
+    reproduces: ClassVar[bool] = True  # a publication with reported numbers and claims.yaml (False: the overview)
 
     # -- hooks ---------------------------------------------------------------------------------------------------
 
@@ -127,8 +126,7 @@ class Paper(ABC):
         from sentemb.report.views import write_csv_tables
 
         tables = self.tables(records, derived_records or {}, profile)
-        if self.has_claims:
-            tables["claims"] = self.claims(tables, records)
+        tables["claims"] = self.claims(tables, records)
         write_csv_tables(self.output_dirs(profile)[0], tables)
         return tables
 
