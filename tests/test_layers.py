@@ -18,7 +18,7 @@ LAYERS = (  # low to high; a module's layer is that of its top-level name under 
     {"analysis", "spec"},
     {"profiles", "train"},
     {"runs"},
-    {"report", "plots", "export", "launch"},
+    {"report", "plots", "export", "launch", "pretrain"},
     {"paper"},
     {"archive_coverage", "readme_summary", "notebooks", "grid_run", "site"},
     {"cli", "__main__"},

@@ -10,6 +10,7 @@ site       the executed notebooks as a static HTML site, its index every paper's
 summary    run_all.sh's closing table (runs trained, loaded, not run; wall time per paper)
 export     a recorded run's model as a sentence-transformers directory, with a model card from its record
 reported   numbers a paper prints in more than one table, and whether its copies agree
+pretrain   MLM-pretrain a small BERT from the mirror's training text (a safetensors checkpoint and a JSON record)
 """
 
 from __future__ import annotations
@@ -500,6 +501,86 @@ def add_reported_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true", help="also the repeated numbers whose copies agree")
 
 
+def cmd_pretrain(args) -> int:
+    from sentemb.pretrain.configs import PretrainConfig
+    from sentemb.pretrain.run import pretrain
+
+    config = PretrainConfig(
+        size=args.config,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        warmup=args.warmup,
+        weight_decay=args.weight_decay,
+        seed=args.seed,
+        eval_every=args.eval_every,
+        heldout_sequences=args.heldout_sequences,
+        max_len=args.max_len,
+    )
+    record = pretrain(config, args.out)
+    print(
+        f"[pretrain] {record['steps']} steps, {record['tokens_seen']:,} tokens ({record['epochs']:.2f} epochs) in "
+        f"{record['wall_seconds']:.0f} s on {record['provenance']['device']}: MLM loss train "
+        f"{record['final_train_loss']:.3f}, held-out {record['final_heldout_loss']:.3f}"
+    )
+    from sentemb.pretrain.run import output_dir
+
+    print(f"[pretrain] wrote {output_dir(config, args.out)}/model and record.json")
+    return 0
+
+
+def add_pretrain_arguments(p: argparse.ArgumentParser) -> None:
+    from sentemb.pretrain.configs import SIZES, PretrainConfig
+
+    default = PretrainConfig()
+    sizes = "; ".join(
+        f"{name}: {s.layers} layers x {s.hidden} hidden, {s.bf16_mb:g} MB in bf16" for name, s in SIZES.items()
+    )
+    p.add_argument("--config", default=default.size, choices=list(SIZES), help=f"the model size ({sizes})")
+    p.add_argument("--steps", type=_positive_int, default=default.steps, help="optimizer steps (default %(default)s)")
+    p.add_argument(
+        "--batch-size", type=_positive_int, default=default.batch_size, help="sequences a step (default %(default)s)"
+    )
+    p.add_argument("--lr", type=float, default=default.lr, help="AdamW's peak learning rate (default %(default)s)")
+    p.add_argument(
+        "--warmup",
+        type=int,
+        default=default.warmup,
+        help="steps of linear warm-up, then linear decay to 0 at the last step (default %(default)s)",
+    )
+    p.add_argument(
+        "--weight-decay",
+        type=float,
+        default=default.weight_decay,
+        help="AdamW's, on the matrices only (default %(default)s)",
+    )
+    p.add_argument("--seed", type=int, default=default.seed, help="initialisation, order, masks, dropout")
+    p.add_argument(
+        "--eval-every",
+        type=_positive_int,
+        default=default.eval_every,
+        help="steps between held-out evaluations, each also a resumable state (default %(default)s)",
+    )
+    p.add_argument(
+        "--heldout-sequences",
+        type=_positive_int,
+        default=default.heldout_sequences,
+        help="sequences of WikiText-2 valid for the held-out loss (default %(default)s; it has 1816 of 128 tokens)",
+    )
+    p.add_argument(
+        "--max-len",
+        type=int,
+        default=default.max_len,
+        help="tokens a sequence, [CLS] and [SEP] included (default %(default)s)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help="the run's directory (default $SENTEMB_CACHE/pretrain/<id>, id: the settings' hash); an unfinished "
+        "run there continues, a finished one is never overwritten",
+    )
+
+
 @dataclass(frozen=True)
 class Command:
     """A subcommand: its name, its line in the top-level help, what runs it and what it takes."""
@@ -566,6 +647,20 @@ COMMANDS = (
         "Cross-table self-check of the papers' reported numbers (papers/<paper>/reported/; which cells are "
         "copies: same_cells.csv). Lists the disagreeing copies (--all: every repeated number); exit 1 if a "
         "disagreeing copy carries no 'inconsistent:' note.",
+    ),
+    Command(
+        "pretrain",
+        "MLM-pretrain a small BERT from the mirror's training text",
+        cmd_pretrain,
+        add_pretrain_arguments,
+        "Masked language modelling (15 %; 80/10/10) of a BERT-style encoder on the mirror's training text: "
+        "WikiText-2 train articles, the leads of Wikipedia's vital articles and the head of SimCSE's wiki1m, less "
+        "every unit sharing a 13-word run with WikiText-2 valid or test; packed into sequences of --max-len tokens "
+        "with MiniLM's uncased BERT vocabulary. AdamW, linear warm-up and decay, bf16 autocast on CUDA (fp32 on a "
+        "CPU), seeded. The held-out MLM loss (WikiText-2 valid) is logged every --eval-every steps, when the state "
+        "is also saved: the same command continues an interrupted run to the same result. Writes <out>/model "
+        "(safetensors, config, tokenizer) and <out>/record.json (settings, text sha256, curves, device, "
+        "versions, commit, wall time, the command).",
     ),
 )
 
