@@ -139,15 +139,24 @@ def test_the_masked_only_loss_equals_bert_for_masked_lms_loss_and_gradient(token
             torch.testing.assert_close(ours_grads[name], p.grad, rtol=1e-5, atol=1e-7, msg=name)
 
 
-def test_the_loss_under_bf16_autocast_is_fp32_and_close_to_the_fp32_loss(tokenizer):
+def test_under_bf16_autocast_the_head_runs_in_fp32_and_loss_and_gradient_match_fp32(tokenizer):
     inputs, labels = mask(collator(tokenizer), _batch(tokenizer, n=4, length=32), seed=0, step=2)
     model = _tiny(tokenizer)
-    with torch.no_grad():
-        full = masked_lm_loss(model, inputs, labels)
-        with torch.autocast("cpu", torch.bfloat16):
-            low = masked_lm_loss(model, inputs, labels)
-    assert low.dtype == torch.float32
+    seen = []
+    model.cls.predictions.decoder.register_forward_hook(lambda module, args, out: seen.append(out.dtype))
+    full = masked_lm_loss(model, inputs, labels)
+    full.backward()
+    full_grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    with torch.autocast("cpu", torch.bfloat16):
+        low = masked_lm_loss(model, inputs, labels)
+    low.backward()
+    assert seen == [torch.float32, torch.float32] and low.dtype == torch.float32  # the logits, not only the loss
     torch.testing.assert_close(low, full, rtol=1e-2, atol=0.0)
+    for name, p in model.named_parameters():
+        if p.grad is not None:  # bf16 encoder: a few per cent of the gradient's scale
+            scale = full_grads[name].abs().max()
+            assert (p.grad - full_grads[name]).abs().max() <= 0.05 * scale + 1e-6, name
 
 
 TINY = [

@@ -503,7 +503,8 @@ def add_reported_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_pretrain(args) -> int:
     from sentemb.pretrain.configs import PretrainConfig
-    from sentemb.pretrain.run import pretrain
+    from sentemb.pretrain.publish import publish
+    from sentemb.pretrain.run import output_dir, pretrain
 
     config = PretrainConfig(
         size=args.config,
@@ -517,15 +518,18 @@ def cmd_pretrain(args) -> int:
         heldout_sequences=args.heldout_sequences,
         max_len=args.max_len,
     )
-    record = pretrain(config, args.out)
-    print(
-        f"[pretrain] {record['steps']} steps, {record['tokens_seen']:,} tokens ({record['epochs']:.2f} epochs) in "
-        f"{record['wall_seconds']:.0f} s on {record['provenance']['device']}: MLM loss train "
-        f"{record['final_train_loss']:.3f}, held-out {record['final_heldout_loss']:.3f}"
-    )
-    from sentemb.pretrain.run import output_dir
-
-    print(f"[pretrain] wrote {output_dir(config, args.out)}/model and record.json")
+    directory = output_dir(config, args.out)
+    if not (args.publish and (directory / "record.json").is_file()):
+        record = pretrain(config, args.out, tokenizer_source=args.tokenizer)
+        print(
+            f"[pretrain] {record['steps']} steps, {record['tokens_seen']:,} tokens ({record['epochs']:.2f} epochs) in "
+            f"{record['wall_seconds']:.0f} s on {record['provenance']['device']}: MLM loss train "
+            f"{record['final_train_loss']:.3f}, held-out {record['final_heldout_loss']:.3f} (kept: step "
+            f"{record['kept']['step']}, {record['kept']['heldout_loss']:.3f})"
+        )
+        print(f"[pretrain] wrote {directory}/model and record.json")
+    if args.publish:
+        print(f"[pretrain] published as backbone {args.publish!r}: {publish(directory, args.publish)}")
     return 0
 
 
@@ -578,6 +582,18 @@ def add_pretrain_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="the run's directory (default $SENTEMB_CACHE/pretrain/<id>, id: the settings' hash); an unfinished "
         "run there continues, a finished one is never overwritten",
+    )
+    p.add_argument(
+        "--tokenizer",
+        default="all-MiniLM-L6-v2",
+        help="a backbone name or model directory whose tokenizer to use (default %(default)s, the uncased BERT "
+        "vocabulary; its sha256 is recorded)",
+    )
+    p.add_argument(
+        "--publish",
+        metavar="NAME",
+        help="then copy the finished run to shared/models/NAME (NAME: sentemb-...), with MANIFEST.json and a model "
+        "card, as a backbone every spec can name; a finished run in --out is published without training again",
     )
 
 
@@ -660,7 +676,8 @@ COMMANDS = (
         "CPU), seeded. The held-out MLM loss (WikiText-2 valid) is logged every --eval-every steps, when the state "
         "is also saved: the same command continues an interrupted run to the same result. Writes <out>/model "
         "(safetensors, config, tokenizer) and <out>/record.json (settings, text sha256, curves, device, "
-        "versions, commit, wall time, the command).",
+        "versions, commit, wall time, the command). The archive's raw backbone was made by benchmarks/gpu_pretrain.sh "
+        "(its model card in shared/models/ has the exact command).",
     ),
 )
 

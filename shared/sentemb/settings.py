@@ -7,6 +7,7 @@
 | SENTEMB_RESULTS   | <repo>/results                  | run records and reproduced tables                 |
 | SENTEMB_FIGURES   | <repo>/figures                  | regenerated figures                               |
 | SENTEMB_NOTEBOOKS | <repo>/notebooks                | executed notebooks (small: <paper>.ipynb itself)  |
+| SENTEMB_MODELS    | <repo>/shared/models            | the archive's own backbones (``pretrain --publish``) |
 | SENTEMB_STATE_EVERY_S | 300                         | seconds between a training run's resumable states |
 
 When SENTEMB_DATA is unset, data is read from ``$SENTEMB_CACHE/data`` where ``python -m sentemb
@@ -54,6 +55,12 @@ def notebooks_root() -> Path:
     ``executed/<profile>/``. The sources are always read from ``<repo>/notebooks``."""
     value = os.environ.get("SENTEMB_NOTEBOOKS", "").strip()
     return Path(value).expanduser() if value else REPO_ROOT / "notebooks"
+
+
+def models_root() -> Path:
+    """The archive's own pretrained backbones, one folder each (the only place in the repository with weights)."""
+    value = os.environ.get("SENTEMB_MODELS", "").strip()
+    return Path(value).expanduser() if value else REPO_ROOT / "shared" / "models"
 
 
 def checkpoints_root() -> Path:

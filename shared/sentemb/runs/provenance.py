@@ -1,5 +1,6 @@
 """Provenance of a run: code (commit, dirty flag), environment (versions, device, threads), time.
 
+``commit``: HEAD, or ``$SENTEMB_COMMIT`` in a copied tree without git (a GPU machine's copy of the checkout).
 ``dirty`` says whether the code that computes differs from ``commit``: a tracked file modified outside the outputs
 and the prose. A regeneration writes tracked outputs as it goes (one paper's executed notebook, tables and figures
 before the next paper's records), and those must not mark the later records as made by uncommitted code; untracked
@@ -9,6 +10,7 @@ files (new records) do not count either.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import platform
 import subprocess
 from importlib import metadata
@@ -62,7 +64,7 @@ def collect(device: torch.device) -> dict:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return {
-        "commit": _git("rev-parse", "HEAD"),
+        "commit": _git("rev-parse", "HEAD") or os.environ.get("SENTEMB_COMMIT") or None,
         "dirty": code_is_dirty(),
         "python": platform.python_version(),
         "platform": platform.platform(),

@@ -1,0 +1,150 @@
+"""The archive's own backbones (``shared/models/<name>``): a finished pretraining run is published with its MANIFEST and
+model card, loads by name in fp32 with its seeded pooler and its trained MLM head, is sha256-checked at every load,
+never changes under its name; the GPU script's run and import work end to end at tiny scale; and every committed
+backbone matches its MANIFEST."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+from conftest import needs_mirror
+
+from sentemb import settings
+from sentemb.errors import ConfigError, SentembError
+from sentemb.models.backbone import backbone_revision, checkpoint_mlm_head, read_manifest
+from sentemb.models.encoder import SentenceEncoder
+from sentemb.objectives.masked_lm import tied_mlm_head
+from sentemb.pretrain.configs import PretrainConfig
+from sentemb.pretrain.publish import publish
+from sentemb.pretrain.run import pretrain
+
+NAME = "sentemb-test-tiny"
+TINY = PretrainConfig(size="tiny", steps=12, batch_size=8, lr=5e-3, warmup=2, eval_every=4, heldout_sequences=16)
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("archive-backbones")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SENTEMB_CACHE", str(tmp_path_factory.getbasetemp() / "pretrain-cache"))
+        record = pretrain(TINY, root / "run")
+    return root / "run", record
+
+
+@pytest.fixture
+def models(tmp_path, monkeypatch):
+    monkeypatch.setenv("SENTEMB_MODELS", str(tmp_path / "models"))
+    return tmp_path / "models"
+
+
+@needs_mirror
+def test_the_kept_weights_are_those_of_the_lowest_heldout_loss(finished_run):
+    _, record = finished_run
+    step, loss = min(record["heldout_loss"], key=lambda point: point[1])
+    assert record["kept"] == {"step": step, "heldout_loss": loss, "rule": "the lowest held-out loss"}
+
+
+@needs_mirror
+def test_a_published_backbone_has_its_manifest_and_card_and_loads_in_fp32_without_random_draws(finished_run, models):
+    run_dir, record = finished_run
+    folder = publish(run_dir, NAME)
+    manifest = read_manifest(folder)
+    assert manifest["weights_sha256"] == record["weights_sha256"] == manifest["files"]["model.safetensors"]
+    assert {"config.json", "record.json", "README.md", "tokenizer.json"} <= set(manifest["files"])
+    card = (folder / "README.md").read_text()
+    assert record["command"] in card and f"{record['tokens_seen']:,} tokens" in card and "held out" in card
+    assert backbone_revision(NAME) == f"sha256:{record['weights_sha256']}"
+
+    torch.manual_seed(0)
+    first = SentenceEncoder.from_name(NAME, "cls")
+    torch.manual_seed(1)  # a load draws nothing: the pooler is in the checkpoint
+    second = SentenceEncoder.from_name(NAME, "cls")
+    assert all(p.dtype == torch.float32 for p in first.backbone.parameters())
+    for (name, a), b in zip(first.backbone.state_dict().items(), second.backbone.state_dict().values()):
+        assert torch.equal(a, b), name
+    embeddings = first.encode(["a cat sat on the mat.", "stocks fell sharply."])
+    assert embeddings.shape == (2, 64)
+
+
+@needs_mirror
+def test_the_trained_mlm_head_is_the_checkpoints_and_its_decoder_is_tied(finished_run, models):
+    publish(finished_run[0], NAME)
+    encoder = SentenceEncoder.from_name(NAME, "avg")
+    head = tied_mlm_head(encoder)
+    trained = checkpoint_mlm_head(NAME)
+    assert torch.equal(head.transform.dense.weight, trained["transform.dense.weight"])
+    assert torch.equal(head.bias, trained["bias"]) and head.bias.abs().sum() > 0
+    assert head.decoder.weight is encoder.backbone.get_input_embeddings().weight
+    assert checkpoint_mlm_head("all-MiniLM-L6-v2") == {}  # MiniLM ships no head: a fresh one
+
+
+@needs_mirror
+def test_a_name_never_changes_weights_and_a_changed_file_is_refused(finished_run, models, tmp_path):
+    run_dir, _ = finished_run
+    folder = publish(run_dir, NAME)
+    assert publish(run_dir, NAME) == folder  # the same weights again: nothing changes
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "model").mkdir()
+    for path in (run_dir / "model").iterdir():
+        (other / "model" / path.name).write_bytes(path.read_bytes())
+    weights = other / "model" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-2] + b"  ")
+    record = json.loads((run_dir / "record.json").read_text())
+    from sentemb.data.files import sha256_of
+
+    (other / "record.json").write_text(json.dumps({**record, "weights_sha256": sha256_of(weights)}))
+    with pytest.raises(SentembError, match="never reused"):
+        publish(other, NAME)
+    (folder / "model.safetensors").write_bytes(weights.read_bytes())
+    with pytest.raises(ConfigError, match="does not match its MANIFEST"):
+        SentenceEncoder.from_name(NAME, "avg")
+
+
+def test_an_unpublished_or_misnamed_backbone_says_how_to_make_it(models):
+    with pytest.raises(ConfigError, match="pretrain .* --publish sentemb-nothing"):
+        SentenceEncoder.from_name("sentemb-nothing", "avg")
+    with pytest.raises(ConfigError, match="use 'sentemb-'"):
+        publish(models, "MyModel")
+    with pytest.raises(SentembError, match="no finished pretraining run"):
+        publish(models, "sentemb-x")
+
+
+@needs_mirror
+@pytest.mark.slow
+def test_the_gpu_script_runs_imports_and_publishes_at_tiny_scale(tmp_path, monkeypatch):
+    monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "cache"))
+    script = [sys.executable, str(settings.REPO_ROOT / "benchmarks" / "gpu_pretrain.py")]
+    run = [
+        "run", str(tmp_path / "out"), "--tokenizer", "all-MiniLM-L6-v2", "--size", "tiny", "--probe-sizes", "tiny",
+        "--probe-steps", "3", "--lrs", "1e-3", "5e-3", "--batch-size", "8", "--budget-s", "1", "--min-steps", "10",
+        "--max-steps", "10", "--eval-every", "5", "--heldout-sequences", "8",
+    ]  # fmt: skip
+    subprocess.run([*script, *run], check=True, capture_output=True)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["steps_rule"]["steps"] == 10 and len(summary["records"]) == 2
+    losses = {r["config"]["lr"]: r["kept"]["heldout_loss"] for r in summary["records"]}
+    assert summary["chosen"]["lr"] == min(losses, key=losses.get)
+    monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "here"))  # the import runs where the run's cache is not
+    monkeypatch.setenv("SENTEMB_MODELS", str(tmp_path / "models"))
+    imported = [*script, "import", str(tmp_path / "out"), "--name", NAME, "--results", str(tmp_path / "results")]
+    subprocess.run(imported, check=True, capture_output=True)
+    assert read_manifest(tmp_path / "models" / NAME)["pretraining_run_id"] == summary["chosen"]["run_id"]
+    assert len(list((tmp_path / "results").glob("gpu_pretrain_*.json"))) == 1
+
+
+def test_every_committed_backbone_matches_its_manifest():
+    committed = sorted(p for p in (settings.REPO_ROOT / "shared" / "models").glob("sentemb-*") if p.is_dir())
+    if not committed:
+        pytest.skip("no backbone committed yet: the raw backbone's GPU pretraining has not run")
+    from sentemb.data.files import sha256_of
+
+    for folder in committed:
+        manifest = read_manifest(folder)
+        assert manifest["name"] == folder.name
+        for name, sha in manifest["files"].items():
+            assert sha256_of(folder / name) == sha, f"{folder.name}/{name}"
