@@ -4,6 +4,7 @@
 #
 #   ./run_all.sh                      small profile (default), all papers
 #   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~30 minutes on 2 cores
+#   ./run_all.sh --profile raw        the small profile on the archive's own MLM-only BERT (shared/models/)
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
 #   ./run_all.sh --paper simcse       one paper, or several comma-separated (python -m sentemb papers lists them, in
 #                                     the order they run; the overview compares the papers' runs, so it comes last)
@@ -34,7 +35,7 @@ dry_run=0
 jobs=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, full)" >&2; exit 2; }
+    --profile) [ $# -ge 2 ] || { echo "error: --profile needs a value (smoke, small, raw, full)" >&2; exit 2; }
                profile="$2"; shift 2 ;;
     --profile=*) profile="${1#*=}"; shift ;;
     --paper) [ $# -ge 2 ] || { echo "error: --paper needs a value (python -m sentemb papers lists them)" >&2; exit 2; }
@@ -53,7 +54,7 @@ while [ $# -gt 0 ]; do
     *) echo "error: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
-case "$profile" in smoke|small|full) ;; *) echo "error: unknown profile '$profile' (choose smoke, small or full)" >&2; exit 2 ;; esac
+case "$profile" in smoke|small|raw|full) ;; *) echo "error: unknown profile '$profile' (choose smoke, small, raw or full)" >&2; exit 2 ;; esac
 case "$jobs" in
   "") jobs=1 ;;
   *[!0-9]*|0) echo "error: --jobs takes a number of runs side by side, 1 or more (got '$jobs')" >&2; exit 2 ;;
@@ -64,8 +65,8 @@ if [ -n "${SENTEMB_DATA:-}" ] && [ ! -d "$SENTEMB_DATA" ]; then
   echo "error: SENTEMB_DATA=$SENTEMB_DATA is not a directory (point it at the offline mirror, e.g. ../shared/datasets)" >&2
   exit 2
 fi
-if [ "$profile" = small ] && [ -z "${SENTEMB_DATA:-}" ]; then
-  echo "note: SENTEMB_DATA is unset; the small profile reads the mirror's data (try SENTEMB_DATA=../shared/datasets)" >&2
+if { [ "$profile" = small ] || [ "$profile" = raw ]; } && [ -z "${SENTEMB_DATA:-}" ]; then
+  echo "note: SENTEMB_DATA is unset; the $profile profile reads the mirror's data (try SENTEMB_DATA=../shared/datasets)" >&2
 fi
 
 py="$(scripts/bootstrap.sh)"

@@ -36,13 +36,22 @@ from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 PAPER = "declutr"
 SUBSTITUTES = {  # by profile name: what a figure's caption says was substituted (smoke's figures only test the code)
     "small": "small profile: all-MiniLM-L6-v2 (already a trained sentence encoder) for DistilRoBERTa, WikiText-2 "
-    "articles for OpenWebText, spans of 16-64 tokens for 32-512, 60 steps of 16 documents"
+    "articles for OpenWebText, spans of 16-64 tokens for 32-512, 60 steps of 16 documents",
+    "raw": "raw profile: the archive's MLM-only BERT (4 x 256) for DistilRoBERTa, WikiText-2 articles for OpenWebText, "
+    "spans of 16-64 tokens for 32-512, 60 steps of 16 documents",
 }
 DEV_SCORE = "STS-B dev Spearman x 100 (cosine), not the SentEval dev average of the paper's figures"
-ROWS = {  # run -> (our row label, the paper's row it is compared with)
-    "transformer": ("all-MiniLM-L6-v2, not trained (mean pooling)", "Transformer-small"),
-    "declutr": ("DeCLUTR (all-MiniLM-L6-v2, small profile)", "DeCLUTR-small (ours)"),
+ROWS = {  # run -> (our row label, {backbone} and {profile} from the record's profile; the paper's row)
+    "transformer": ("{backbone}, not trained (mean pooling)", "Transformer-small"),
+    "declutr": ("DeCLUTR ({backbone}, {profile} profile)", "DeCLUTR-small (ours)"),
 }
+
+
+def row_label(name: str, profile: str) -> str:
+    backbone = get_profile(profile).backbone_label or "the paper's backbone"
+    return ROWS[name][0].format(backbone=backbone, profile=profile)
+
+
 ACCURACY_TASKS = {
     "CR": "CR",
     "MR": "MR",
@@ -123,7 +132,7 @@ def _reproduced(records: dict[str, list[dict]], table: str, cells, extra: tuple[
             {
                 "paper": PAPER,
                 "table": table,
-                "row": ROWS[name][0],
+                "row": row_label(name, record["profile"]),
                 "run": name,
                 "reported_group": "Unsupervised",
                 "reported_row": ROWS[name][1],

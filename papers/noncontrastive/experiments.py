@@ -118,7 +118,7 @@ def trial_spec(
         notes=f"{METHOD_LABEL[method]}, {cell_name(augmentation, strength)}",
     )
     scaled = get_profile(profile).scale(paper, seed)
-    return scaled.with_params(projector_width=PROJECTOR_WIDTH[profile])
+    return scaled.with_params(projector_width=PROJECTOR_WIDTH[get_profile(profile).sizes_of])
 
 
 def nli_spec(profile: str, best_dropout_trial: RunSpec, seed: int) -> RunSpec:
@@ -135,7 +135,8 @@ def nli_spec(profile: str, best_dropout_trial: RunSpec, seed: int) -> RunSpec:
         },
         notes="Barlow Twins on SNLI entailment pairs (the paper: NLI pairs)",
     )
-    return get_profile(profile).scale(paper, seed).with_params(projector_width=PROJECTOR_WIDTH[profile])
+    scaled = get_profile(profile)
+    return scaled.scale(paper, seed).with_params(projector_width=PROJECTOR_WIDTH[scaled.sizes_of])
 
 
 SMOKE_CELLS = SMALL_HEADLINE_CELLS + (("eda", 0.1),)  # enough to exercise every augmentation's path
@@ -194,7 +195,7 @@ def vicreg_history(profile: str, cell: tuple[str, float], records: list[dict]) -
         if _vicreg_spec(profile, cell, _vicreg_values(spec)).run_id == record["run_id"]:
             trials.append(record)
     trials.sort(key=lambda r: (r["provenance"].get("started_utc") or "", r["run_id"]))
-    return trials[: VICREG_TRIALS[profile]]
+    return trials[: VICREG_TRIALS[get_profile(profile).sizes_of]]
 
 
 def vicreg_trials(profile: str, cell: tuple[str, float], records: list[dict]) -> tuple[list[RunSpec], bool]:
@@ -206,7 +207,7 @@ def vicreg_trials(profile: str, cell: tuple[str, float], records: list[dict]) ->
     (:mod:`papers.noncontrastive.smac_proposal`), so every process proposes the same trials."""
     history = vicreg_history(profile, cell, records)
     specs = [RunSpec.from_dict(r["spec"]) for r in history]
-    n = VICREG_TRIALS[profile]
+    n = VICREG_TRIALS[get_profile(profile).sizes_of]
     if len(history) >= n:
         return specs, True
     told = [(_vicreg_values(r["spec"]), min(-worst_if_nan(best_dev(r)), NAN_COST)) for r in history]

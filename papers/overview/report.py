@@ -23,13 +23,10 @@ from papers.overview import experiments as ex
 from sentemb import archive_coverage, settings
 from sentemb.paper import reproduced_papers
 from sentemb.plots import style
+from sentemb.profiles import get_profile
 from sentemb.report.claims import Comparison, Seeds
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, sts_rows, trace
 
-SUBSTITUTES = (
-    "backbone all-MiniLM-L6-v2 (already contrastively trained) for BERT/RoBERTa; 60 steps of batch 64 on "
-    "the mirror's data; 3 seeds"
-)
 PROTOCOLS = {
     "all": "SimCSE's protocol (STS12-16: all subsets concatenated)",
     "mean": "DeCLUTR's protocol (STS12-16: mean over the subsets)",
@@ -278,7 +275,7 @@ def figure_comparison(sts: dict[str, list[dict]], profile: str, folder):
         fig,
         folder,
         "comparison_sts",
-        f"profile {profile}; {SUBSTITUTES}; 7 STS test tasks, Spearman x 100; points: seeds; "
+        f"profile {profile}; {get_profile(profile).substitutes()}; 7 STS test tasks, Spearman x 100; points: seeds; "
         f"run ids in results/overview/{profile}/comparison_sts.csv",
     )
 
@@ -309,9 +306,10 @@ def figure_pairwise(table: pd.DataFrame, profile: str, folder):
         cbar_kws={"label": "p (paired t or Welch, two-sided, BH-corrected)"},
     )
     ax.set_title("row minus column, STS avg.; dark: significant", fontsize=9)
+    substitutes = get_profile(profile).substitutes()
     return style.save(
         fig,
         folder,
         "comparison_pairwise",
-        f"profile {profile}; {SUBSTITUTES}; SimCSE's STS protocol; results/overview/{profile}/comparison_pairwise.csv",
+        f"profile {profile}; {substitutes}; SimCSE's STS protocol; results/overview/{profile}/comparison_pairwise.csv",
     )

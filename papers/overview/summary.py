@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from papers.overview.report import DERIVED_TASKS, PROTOCOLS, SUBSTITUTES
+from papers.overview.report import DERIVED_TASKS, PROTOCOLS
 from sentemb import archive_coverage
+from sentemb.profiles import get_profile
 from sentemb.report.reproduced import mean_std
 
 
@@ -90,11 +91,12 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
     on the profile of the comparison's records."""
     sts = tables["comparison_sts"]
     profile = sts["profile"].iloc[0]
+    substitutes = get_profile(profile).substitutes()
     lines = archive_table(profile) + [
         "",
         (
             "**The methods compared** ([notebook](../../notebooks/overview.ipynb)): "
-            f"profile {profile}; {SUBSTITUTES}. 7 STS test tasks (Spearman x 100), SentEval's 7 transfer tasks "
+            f"profile {profile}; {substitutes}. 7 STS test tasks (Spearman x 100), SentEval's 7 transfer tasks "
             "(test accuracy %, fasttest) and the offline MTEB tasks (main score x 100): mean ± std (n seeds); "
             "not run: the method's seeds lack that evaluation."
         ),

@@ -211,7 +211,7 @@ def ablation_grid() -> dict[str, RunSpec]:
 
 def a1_batches(profile: str | Profile) -> tuple[int, ...]:
     """The batch sizes of Table A.1's search on ``profile`` (the paper's on a profile not in ``A1_BATCHES``)."""
-    return A1_BATCHES.get(get_profile(profile).name, A1_BATCHES["full"])
+    return A1_BATCHES.get(get_profile(profile).sizes_of, A1_BATCHES["full"])
 
 
 def batch_lr_grid(profile: str | Profile) -> dict[str, RunSpec]:

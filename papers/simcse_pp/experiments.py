@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 
 from papers.simcse.experiments import paper_grid as simcse_paper_grid
+from sentemb.models.backbone import RAW_BERT
 from sentemb.profiles import Profile, get_profile, scale_grid
 from sentemb.spec import RunSpec
 
@@ -38,7 +39,7 @@ TABLE2_PADDING = (100, 300, 704)  # M for BERT-base (D = 768), batch N = 64
 PAPER_DIM = 768
 # K of "-Noise" per profile name (10 in §3.1): a -Noise step costs 2K + 2 encoder passes, so each profile sets its own
 NOISE_SAMPLES = {"full": 10, "small": 3, "smoke": 2}
-BACKBONE_DIM = {"bert-base-uncased": 768, "all-MiniLM-L6-v2": 384, "tiny-random-bert": 64}
+BACKBONE_DIM = {"bert-base-uncased": 768, "all-MiniLM-L6-v2": 384, "tiny-random-bert": 64, RAW_BERT: 256}
 
 _SIMCSE = simcse_paper_grid()["unsup"]
 _PP = dataclasses.replace(
@@ -120,7 +121,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     """Each run name's specs on ``profile``, one per seed. A budgeted profile (small) keeps the ``CORE`` rows only
     unless ``extended``; smoke and full always run every row (smoke one value off the centre of each sweep)."""
     profile = get_profile(profile)
-    runs = paper_grid(BACKBONE_DIM[profile.backbone or _SIMCSE.backbone], NOISE_SAMPLES[profile.name])
+    runs = paper_grid(BACKBONE_DIM[profile.backbone or _SIMCSE.backbone], NOISE_SAMPLES[profile.sizes_of])
     if not profile.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in CORE}
     if profile.exercises_only:  # one value off the centre per sweep is enough to exercise Table 5's path

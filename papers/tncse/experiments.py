@@ -146,7 +146,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     the ``CORE`` rows only; the others always run every row."""
     profile = get_profile(profile)
     runs = paper_grid()
-    if profile.name == "small":  # the probe is the evidence for SMALL_LR at the small profile's 60 steps
+    if profile.sizes_of == "small":  # the probe is the evidence for SMALL_LR at the small profile's 60 steps
         runs["tncse_lr_paper"] = dataclasses.replace(_TNCSE, notes="lr probe: the paper's lr 1e-6 in 60 steps")
     if not profile.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in CORE}

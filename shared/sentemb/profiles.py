@@ -9,6 +9,7 @@ the call site.
 |---|---|---|---|---|
 | smoke | tiny random BERT (MiniLM's tokenizer) | the mirror, or generated rows | 6 steps, batch 16, fp32 | 2 |
 | small | all-MiniLM-L6-v2 | the mirror's real data (substitute corpora) | 60 steps, batch <= 64, fp32 | 3 |
+| raw | the archive's own MLM-only BERT (4 x 256) | as small | as small (until chosen on STS-B dev) | 3 |
 | full | the paper's backbone (hub) | the paper's data (downloaded) | the paper's settings (fp16 on a GPU) | 5 |
 
 Why the small profile has this size, and why fp32: docs/reference.md, "Profiles: why this size".
@@ -22,7 +23,7 @@ from typing import Iterable
 
 from sentemb import settings
 from sentemb.errors import ConfigError
-from sentemb.models.backbone import MINILM, TINY_RANDOM_BERT
+from sentemb.models.backbone import MINILM, RAW_BERT, TINY_RANDOM_BERT
 from sentemb.spec import RunSpec
 
 # The mirror's substitutes for the papers' training files (see ../shared/datasets/training/README.md).
@@ -68,6 +69,23 @@ class Profile:
     paper_data: bool = False  # trains on the paper's data (downloaded), not the mirror's substitutes
     generates_data: bool = False  # without a mirror (SENTEMB_DATA unset) it trains and evaluates on generated rows
     caveat: str | None = None  # what a model card of one of its runs must say about its numbers
+    sizes: str = ""  # whose per-profile sizes a paper uses (batch grids, widths, trials; keyed by name); "": its own
+    backbone_label: str = ""  # how tables and captions name the backbone ("": the paper's own)
+    backbone_kind: str = ""  # what that backbone is, for captions ("already contrastively trained", "MLM only")
+
+    def substitutes(self) -> str:
+        """What a caption says this profile substituted for the papers' settings ("" on the papers' own)."""
+        if not self.backbone_label:
+            return ""
+        return (
+            f"backbone {self.backbone_label} ({self.backbone_kind}) for BERT/RoBERTa; {self.steps} steps of batch "
+            f"{self.max_batch} on the mirror's data; {self.headline_seeds} seeds"
+        )
+
+    @property
+    def sizes_of(self) -> str:
+        """The profile name under which papers key this profile's own sizes (A.1 batches, widths, trials)."""
+        return self.sizes or self.name
 
     @property
     def transfer_mode(self) -> str:
@@ -131,6 +149,8 @@ PROFILES = {
         job=JobResources(gpus=0, cpus=1, mem_gb=4, timeout_min=15),
         exercises_only=True,
         generates_data=True,
+        backbone_label="tiny random BERT",
+        backbone_kind="random weights",
     ),
     "small": Profile(
         "small",
@@ -146,11 +166,35 @@ PROFILES = {
         job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120),
         budgeted=True,
         committed=True,
+        backbone_label=MINILM,
+        backbone_kind="already contrastively trained",
         caveat=(
             "The small profile fine-tunes all-MiniLM-L6-v2, an encoder that is already contrastively "
             "trained, for a few dozen steps on 2 CPU cores: its numbers show the directions of the "
             "paper's effects, not the paper's values."
         ),
+    ),
+    "raw": Profile(
+        "raw",
+        f"the small profile on the archive's own MLM-only BERT ({RAW_BERT}, 4 x 256, never trained on a "
+        "sentence objective): the papers' starting point, at a far smaller scale",
+        steps=SMALL_STEPS,  # until the step count is chosen on STS-B dev (docs/raw-backbone.md)
+        max_batch=64,
+        eval_every=SMALL_EVAL_EVERY,
+        analysis_splits=("dev", "test"),
+        backbone=RAW_BERT,
+        precision="fp32",
+        headline_seeds=3,
+        job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120),
+        budgeted=True,
+        caveat=(
+            f"The raw profile fine-tunes {RAW_BERT}, a 4-layer BERT this archive pretrained with masked language "
+            "modelling on about 3.5 million tokens, for a few dozen steps on 2 CPU cores: its numbers show the "
+            "directions of the paper's effects from an MLM-only encoder, far below the paper's values."
+        ),
+        sizes="small",
+        backbone_label=RAW_BERT,
+        backbone_kind="MLM only",
     ),
     "full": Profile(
         "full",
