@@ -148,3 +148,28 @@ def test_every_committed_backbone_matches_its_manifest():
         assert manifest["name"] == folder.name
         for name, sha in manifest["files"].items():
             assert sha256_of(folder / name) == sha, f"{folder.name}/{name}"
+
+
+@needs_mirror
+@pytest.mark.slow
+def test_a_raw_profile_run_starts_from_the_published_backbone_and_records_its_sha256(
+    finished_run, tmp_path, monkeypatch
+):
+    import dataclasses
+
+    from papers.simcse.experiments import grid
+    from sentemb.models.backbone import RAW_BERT
+    from sentemb.runs import execute
+
+    monkeypatch.setenv("SENTEMB_MODELS", str(tmp_path / "models"))
+    monkeypatch.setenv("SENTEMB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "cache"))
+    publish(finished_run[0], RAW_BERT)  # the tiny run standing in for the GPU-made backbone
+    runs = grid("raw", extended=False)
+    quick = {"final_eval": "stsb_dev", "analysis_splits": ("dev",)}
+    untrained = dataclasses.replace(runs["backbone_avg"][0], **quick)
+    trained = dataclasses.replace(runs["unsup"][0], steps=4, batch_size=8, eval_every=2, **quick)
+    for spec in (untrained, trained):
+        assert spec.backbone == RAW_BERT and spec.profile == "raw" and not spec.synthetic_data
+        record = execute.ensure(spec, progress=False)
+        assert record["provenance"]["backbone_revision"] == f"sha256:{finished_run[1]['weights_sha256']}"

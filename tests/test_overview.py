@@ -167,3 +167,26 @@ def test_methods_sharing_seeds_and_data_order_are_compared_paired(tmp_path, monk
     assert pairs.loc[("a", "b"), "n"] == "3 pairs"
     assert pairs.loc[("a", "c"), "test"].startswith("Welch two-sided (independent:")
     assert pairs.loc[("a", "c"), "p_value"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-12)
+
+
+def test_claims_by_backbone_sets_each_verdict_beside_the_other_backbones_and_marks_the_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("SENTEMB_RESULTS", str(tmp_path))
+    assert report.claims_by_backbone("small").empty  # small is compared with nothing
+    assert report.claims_by_backbone("raw").empty  # no claims yet on either side
+
+    def write(profile, rows):
+        folder = tmp_path / "simcse" / profile
+        folder.mkdir(parents=True)
+        columns = ["paper", "claim", "status", "direction_status", "size_status"]
+        lines = [",".join(columns)] + [",".join(["simcse", c, d, d, s]) for c, d, s in rows]
+        (folder / "claims.csv").write_text("\n".join(lines) + "\n")
+
+    write("small", [("a", "fails", "fails"), ("b", "holds", "size fails"), ("c", "inconclusive", "inconclusive")])
+    write("raw", [("a", "holds", "size holds"), ("b", "holds", "size fails")])
+    table = report.claims_by_backbone("raw").set_index("claim")
+    assert list(table.columns) == [
+        "paper", "direction_status small", "size_status small", "direction_status raw", "size_status raw", "changed"
+    ]  # fmt: skip
+    assert table.loc["a", "direction_status raw"] == "holds" and table.loc["a", "changed"]
+    assert not table.loc["b", "changed"]
+    assert table.loc["c", "direction_status raw"] == "no record" and table.loc["c", "changed"]

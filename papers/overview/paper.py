@@ -50,6 +50,7 @@ class Overview(Paper):
             "compute_per_paper": report.compute_per_paper(profile),
             "coverage": report.coverage_all(),
             "claims_all": report.claims_table(profile),
+            "claims_by_backbone": report.claims_by_backbone(profile),
         }
         return tables
 

@@ -244,6 +244,27 @@ def claims_table(profile: str) -> pd.DataFrame:
     return table[["paper", "claim", "status", "effect", "p_value", "n", "test", "link"]]
 
 
+def claims_by_backbone(profile: str) -> pd.DataFrame:
+    """Each claim's direction and size verdicts on ``profile`` beside those on the profile it is compared with (the
+    same grids on another backbone), and whether either verdict changed; empty when there is no such profile or
+    either side has no claims yet."""
+    other = get_profile(profile).compare_with
+    if not other:
+        return pd.DataFrame()
+    keys, verdicts = ["paper", "claim"], ["direction_status", "size_status"]
+    mine, theirs = archive_coverage.claims(profile), archive_coverage.claims(other)
+    if mine.empty or theirs.empty:
+        return pd.DataFrame()
+    table = theirs[keys + verdicts].merge(
+        mine[keys + verdicts], on=keys, how="outer", suffixes=(f" {other}", f" {profile}")
+    )
+    table = table.fillna("no record")
+    table["changed"] = [
+        any(row[f"{v} {other}"] != row[f"{v} {profile}"] for v in verdicts) for _, row in table.iterrows()
+    ]
+    return table
+
+
 # -- figures ----------------------------------------------------------------------------------------------------------
 
 

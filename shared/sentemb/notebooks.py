@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sentemb import settings
 from sentemb.errors import SentembError
-from sentemb.profiles import get_profile
+from sentemb.profiles import PROFILES, get_profile
 from sentemb.readme_summary import sync_readme
 
 TIMING_KEYS = ("start_time", "end_time", "duration")
@@ -76,6 +76,18 @@ def ipc_kernel_manager():
 KERNEL_START_TIMEOUT_S = 600
 
 
+def profile_banner(profile: str) -> str:
+    """The first cell of an executed copy on a profile other than the committed one: its prose was written for the
+    committed profile, its tables and figures are this profile's."""
+    mine, committed = get_profile(profile), next(p for p in PROFILES.values() if p.committed)
+    backbone = mine.backbone_label or "the paper's backbone"
+    return (
+        f"**This copy ran on profile `{profile}`**: {mine.description}. Backbone: {backbone}. Every table and figure "
+        f"below is this profile's; the prose cells were written for the `{committed.name}` profile "
+        f"({committed.backbone_label}) and describe it, not this run." + (f" {mine.caveat}" if mine.caveat else "")
+    )
+
+
 def execute_notebook(paper: str, profile: str, run_missing: bool = True, extended: bool = False) -> Path:
     import papermill
 
@@ -114,6 +126,8 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
 
     executed = strip_timestamps(nbformat.read(tmp, as_version=4))
     executed.metadata.papermill.update(input_path=_shown(source), output_path=_shown(target))
+    if not get_profile(profile).committed:
+        executed.cells.insert(0, nbformat.v4.new_markdown_cell(profile_banner(profile)))
     nbformat.write(executed, tmp)
     tmp.replace(target)
     if get_profile(profile).committed and is_committed_copy(target) and sync_readme(paper, target):

@@ -72,6 +72,7 @@ class Profile:
     sizes: str = ""  # whose per-profile sizes a paper uses (batch grids, widths, trials; keyed by name); "": its own
     backbone_label: str = ""  # how tables and captions name the backbone ("": the paper's own)
     backbone_kind: str = ""  # what that backbone is, for captions ("already contrastively trained", "MLM only")
+    compare_with: str = ""  # a profile whose claims' verdicts the overview sets beside this one's (other backbone)
 
     def substitutes(self) -> str:
         """What a caption says this profile substituted for the papers' settings ("" on the papers' own)."""
@@ -195,6 +196,7 @@ PROFILES = {
         sizes="small",
         backbone_label=RAW_BERT,
         backbone_kind="MLM only",
+        compare_with="small",
     ),
     "full": Profile(
         "full",
