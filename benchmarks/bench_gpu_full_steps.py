@@ -90,7 +90,11 @@ def rows_for(kind: str, batch: int, tokenizer, rng: random.Random) -> list:
     raise ValueError(f"no generated rows of kind {kind!r}")
 
 
-def time_steps(objective, rows, precision: str, steps: int, device, warmup: int = 3) -> float:
+def time_steps(
+    objective, rows, precision: str, steps: int, device, warmup: int = 3, losses: list[float] | None = None
+) -> float:
+    """The median seconds of ``steps`` training steps after ``warmup`` untimed ones; each step's loss is appended
+    to ``losses`` when given (read after the step's clock stops)."""
     optimizer = torch.optim.AdamW(objective.parameters(), lr=3e-5)
     scaler = amp.grad_scaler(precision, device)
     times = []
@@ -110,6 +114,8 @@ def time_steps(objective, rows, precision: str, steps: int, device, warmup: int 
         optimizer.zero_grad(set_to_none=True)
         sync()
         times.append(time.perf_counter() - tick)
+        if losses is not None:
+            losses.append(loss.item())
     return statistics.median(times[warmup:])
 
 
