@@ -181,3 +181,17 @@ def test_a_raw_profile_run_starts_from_the_published_backbone_and_records_its_sh
     assert spec.backbone == RAW_BERT and spec.profile == "raw" and not spec.synthetic_data
     record = execute.ensure(spec, progress=False)
     assert record["provenance"]["backbone_revision"] == f"sha256:{finished_run[1]['weights_sha256']}"
+
+
+def test_minilms_files_can_come_from_a_folder_for_a_machine_without_the_package(tmp_path, monkeypatch):
+    from sentemb.models.backbone import MINILM, load_tokenizer, minilm_dir
+
+    folder = tmp_path / "minilm"
+    folder.mkdir()
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+        (folder / name).write_bytes((minilm_dir() / name).read_bytes())
+    monkeypatch.setenv("SENTEMB_MINILM_DIR", str(folder))
+    assert minilm_dir() == folder and load_tokenizer(MINILM).vocab_size == 30522
+    monkeypatch.setenv("SENTEMB_MINILM_DIR", str(tmp_path))
+    with pytest.raises(ConfigError, match="holds no tokenizer.json"):
+        minilm_dir()

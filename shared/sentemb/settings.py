@@ -8,6 +8,7 @@
 | SENTEMB_FIGURES   | <repo>/figures                  | regenerated figures                               |
 | SENTEMB_NOTEBOOKS | <repo>/notebooks                | executed notebooks (small: <paper>.ipynb itself)  |
 | SENTEMB_MODELS    | <repo>/shared/models            | the archive's own backbones (``pretrain --publish``) |
+| SENTEMB_MINILM_DIR | (the PyPI package's)          | all-MiniLM-L6-v2's files elsewhere (a GPU machine)  |
 | SENTEMB_STATE_EVERY_S | 300                         | seconds between a training run's resumable states |
 
 When SENTEMB_DATA is unset, data is read from ``$SENTEMB_CACHE/data`` where ``python -m sentemb

