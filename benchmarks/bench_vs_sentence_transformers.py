@@ -457,6 +457,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--device", default=None, help="default: cuda when available, else cpu")
     parser.add_argument("--output", default=None, help="JSON summary (default: stdout only)")
+    parser.add_argument(
+        "--same-process",
+        action="store_true",
+        help="run every variant in this process (a quick check of the code paths; timings need one process each)",
+    )
     parser.add_argument("--child", choices=VARIANTS, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-output", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -475,6 +480,10 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.child_output).write_text(json.dumps(run_variant(args.child, args), indent=1) + "\n")
         return 0
     results = {}
+    if args.same_process:  # the CPU smoke test: every variant in this process, one interpreter start instead of five
+        results = {variant: run_variant(variant, args) for variant in args.variants}
+        emit(summary_of(args, results), args.output)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         for variant in args.variants:
             output = Path(tmp) / f"{variant}.json"

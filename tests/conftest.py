@@ -109,3 +109,25 @@ TINY_SPEC = dict(  # a smoke run of a few seconds on generated rows, for tests o
     final_eval="stsb_dev",
     synthetic_data=True,
 )
+
+
+@pytest.fixture(scope="session")
+def pretrain_cache(tmp_path_factory) -> Path:
+    """A $SENTEMB_CACHE holding the packed pretraining text (``sentemb.pretrain.corpus``), made once per session and
+    shared by the xdist workers: the first packs it under a file lock (tokenising the text takes about 7 s), the others
+    find it. Without the mirror it is an empty folder (the tests that pack are skipped then)."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "pretrain-cache"
+    root.mkdir(parents=True, exist_ok=True)
+    if mirror() is None:
+        return root
+    from sentemb.models.backbone import MINILM, load_tokenizer
+    from sentemb.pretrain.configs import PretrainConfig
+    from sentemb.pretrain.corpus import load_corpus
+
+    with FileLock(str(root / ".lock")), pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SENTEMB_CACHE", str(root))
+        load_corpus(load_tokenizer(MINILM), PretrainConfig().max_len)
+    return root

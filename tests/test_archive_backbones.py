@@ -25,10 +25,10 @@ TINY = PretrainConfig(size="tiny", steps=12, batch_size=8, lr=5e-3, warmup=2, ev
 
 
 @pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
+def finished_run(tmp_path_factory, pretrain_cache):
     root = tmp_path_factory.mktemp("archive-backbones")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SENTEMB_CACHE", str(tmp_path_factory.getbasetemp() / "pretrain-cache"))
+        patch.setenv("SENTEMB_CACHE", str(pretrain_cache))
         record = pretrain(TINY, root / "run")
     return root / "run", record
 
@@ -124,8 +124,8 @@ def _gpu_script():
 
 @needs_mirror
 @pytest.mark.slow
-def test_the_gpu_script_runs_imports_and_publishes_at_tiny_scale(finished_run, tmp_path_factory, tmp_path, monkeypatch):
-    monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path_factory.getbasetemp() / "pretrain-cache"))  # the packed text
+def test_the_gpu_script_runs_imports_and_publishes_at_tiny_scale(pretrain_cache, tmp_path, monkeypatch):
+    monkeypatch.setenv("SENTEMB_CACHE", str(pretrain_cache))  # the packed text
     script = _gpu_script()
     run = [
         "run", str(tmp_path / "out"), "--tokenizer", "all-MiniLM-L6-v2", "--size", "tiny", "--probe-sizes", "tiny",

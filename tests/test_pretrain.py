@@ -26,11 +26,10 @@ def tokenizer():
 
 
 @pytest.fixture
-def shared_cache(tmp_path_factory, monkeypatch):
-    """One $SENTEMB_CACHE for the module's tests, so the corpus is tokenised once."""
-    root = tmp_path_factory.getbasetemp() / "pretrain-cache"
-    monkeypatch.setenv("SENTEMB_CACHE", str(root))
-    return root
+def shared_cache(pretrain_cache, monkeypatch):
+    """The session's $SENTEMB_CACHE with the packed text, so the corpus is tokenised once."""
+    monkeypatch.setenv("SENTEMB_CACHE", str(pretrain_cache))
+    return pretrain_cache
 
 
 def _batch(tokenizer, n=64, length=128, seed=0) -> torch.Tensor:

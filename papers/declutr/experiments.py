@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from sentemb.augment.span_sampler import minimum_document_length
-from sentemb.profiles import Profile, get_profile, scale_grid
+from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid
 from sentemb.spec import RunSpec
 
 PAPER_BACKBONE = "roberta-base"  # DeCLUTR-base; DeCLUTR-small is distilroberta-base (Figure 3's capacity axis)
@@ -183,6 +183,6 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     if not profile.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in CORE}
     scaled = scale_grid(runs, profile.name, HEADLINE)
-    if profile.paper_data:
-        return scaled
-    return {name: tuple(_small(name, spec) for spec in specs) for name, specs in scaled.items()}
+    if not profile.paper_data:
+        scaled = {name: tuple(_small(name, spec) for spec in specs) for name, specs in scaled.items()}
+    return {**scaled, **lr_probes(scaled, HEADLINE, profile)}

@@ -21,11 +21,11 @@ import dataclasses
 
 from papers.simcse.experiments import paper_grid as simcse_paper_grid
 from sentemb.models.backbone import RAW_BERT
-from sentemb.profiles import Profile, get_profile, scale_grid
+from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid
 from sentemb.spec import RunSpec
 
 HEADLINE = ("simcse", "off_dropout", "dcl", "simcse_pp")
-CORE = HEADLINE  # the rows the small profile runs without --extended
+CORE = HEADLINE  # the rows the small profile runs without --extended (their learning rates probed where a profile asks)
 
 M, LAMBDA, TAU_DCL = 0.9, 0.1, 5.0  # §5.1
 TABLE5 = {
@@ -126,4 +126,5 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
         runs = {name: spec for name, spec in runs.items() if name in CORE}
     if profile.exercises_only:  # one value off the centre per sweep is enough to exercise Table 5's path
         runs = {name: spec for name, spec in runs.items() if name not in SMOKE_SKIPS}
-    return scale_grid(runs, profile.name, HEADLINE)
+    rows = scale_grid(runs, profile.name, HEADLINE)
+    return {**rows, **lr_probes(rows, CORE, profile)}

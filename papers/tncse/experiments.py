@@ -25,7 +25,7 @@ import dataclasses
 
 from papers.simcse.experiments import grid as simcse_grid
 from papers.simcse.experiments import paper_grid as simcse_paper_grid
-from sentemb.profiles import Profile, get_profile, scale_grid
+from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid
 from sentemb.spec import RunSpec
 
 PAPER_BACKBONE = "bert-base-uncased"
@@ -161,4 +161,4 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
             dataclasses.replace(spec, init_runs=pairs.get(spec.seed, pairs[min(pairs)]), **stage2)
             for spec in scaled[name]
         )
-    return scaled
+    return {**scaled, **lr_probes(scaled, ("tncse",), profile)}

@@ -122,11 +122,14 @@ class Paper(ABC):
     def write_tables(
         self, records: Records, derived_records: dict | None, profile: str | Profile
     ) -> dict[str, pd.DataFrame]:
-        """:meth:`tables` and the claims, each written to ``results/<name>/<profile>/<table>.csv``."""
+        """:meth:`tables`, the claims and the profile's tuning tables (``sentemb.report.tuning``, where it tunes), each
+        written to ``results/<name>/<profile>/<table>.csv``."""
+        from sentemb.report.tuning import tuning_tables
         from sentemb.report.views import write_csv_tables
 
         tables = self.tables(records, derived_records or {}, profile)
         tables["claims"] = self.claims(tables, records)
+        tables.update(tuning_tables(self.name, records))
         write_csv_tables(self.output_dirs(profile)[0], tables)
         return tables
 

@@ -73,6 +73,8 @@ class Profile:
     backbone_label: str = ""  # how tables and captions name the backbone ("": the paper's own)
     backbone_kind: str = ""  # what that backbone is, for captions ("already contrastively trained", "MLM only")
     compare_with: str = ""  # a profile whose claims' verdicts the overview sets beside this one's (other backbone)
+    lr_multiples: tuple[float, ...] = ()  # one-seed learning-rate probes of each paper's tuned rows (lr_probes)
+    steps_curve: int = 0  # steps of the STS-B dev curves that choose this profile's steps (SimCSE's grid); 0: none
 
     def substitutes(self) -> str:
         """What a caption says this profile substituted for the papers' settings ("" on the papers' own)."""
@@ -197,6 +199,8 @@ PROFILES = {
         backbone_label=RAW_BERT,
         backbone_kind="MLM only",
         compare_with="small",
+        lr_multiples=(3.0, 10.0),
+        steps_curve=300,
     ),
     "full": Profile(
         "full",
@@ -224,6 +228,30 @@ def get_profile(name: str | Profile) -> Profile:
         return PROFILES[name]
     except KeyError:
         raise ConfigError(f"unknown profile {name!r}; choose from {', '.join(PROFILES)}") from None
+
+
+def rounded(lr: float) -> float:
+    """A multiple of a learning rate without the float product's tail (3e-05 * 10 is 0.00030000000000000003)."""
+    return float(f"{lr:.6g}")
+
+
+def probe_name(row: str, multiple: float) -> str:
+    return f"{row}_lr_x{multiple:g}"
+
+
+def lr_probes(scaled: dict[str, tuple[RunSpec, ...]], tuned: Iterable[str], profile: str | Profile):
+    """One-seed copies of each ``tuned`` row (as scaled, its first seed) at ``Profile.lr_multiples`` times its learning
+    rate, named :func:`probe_name`: what a paper tunes on its dev set, tuned on this profile's backbone (only rows the
+    grid has; none on a profile without multiples)."""
+    multiples = get_profile(profile).lr_multiples
+    return {
+        probe_name(row, m): (
+            dataclasses.replace(scaled[row][0], lr=rounded(scaled[row][0].lr * m), notes=f"lr probe x{m:g}"),
+        )
+        for row in tuned
+        if row in scaled
+        for m in multiples
+    }
 
 
 def scale_grid(paper_grid: dict[str, RunSpec], profile: str, headline: Iterable[str]) -> dict[str, tuple[RunSpec, ...]]:

@@ -14,10 +14,12 @@ sha256, the vocabulary and ``max_len``.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from sentemb import settings
@@ -73,7 +75,8 @@ def training_units(unk_token: str = "[UNK]") -> tuple[list[str], dict[str, dict[
 
 def pack(token_ids: list[list[int]], cls_id: int, sep_id: int, max_len: int) -> torch.Tensor:
     """[n, max_len] int32: the concatenated ids cut into pieces of ``max_len - 2``, each as [CLS] piece [SEP]."""
-    stream = torch.tensor([i for ids in token_ids for i in ids], dtype=torch.int32)
+    total = sum(len(ids) for ids in token_ids)
+    stream = torch.from_numpy(np.fromiter(itertools.chain.from_iterable(token_ids), dtype=np.int32, count=total))
     n = len(stream) // (max_len - 2)
     body = stream[: n * (max_len - 2)].view(n, max_len - 2)
     return torch.cat(

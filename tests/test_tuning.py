@@ -1,0 +1,63 @@
+"""Tuning on the raw profile's backbone: the grids add one-seed learning-rate probes of the rows each paper tunes (and
+SimCSE's step-count curves) on that profile only, and the tuning tables choose by STS-B dev with NaN the worst."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from sentemb.paper import get_paper, registry
+from sentemb.report.tuning import lr_probe_table, steps_curve_table
+
+
+def test_only_a_profile_with_multiples_probes_and_each_probe_is_one_seed_at_an_exact_multiple():
+    for profile in ("smoke", "small", "full"):
+        for name in registry():
+            assert not [r for r in get_paper(name).grid(profile, True) if "_lr_x" in r], (profile, name)
+    simcse = get_paper("simcse").grid("raw", extended=False)
+    assert len(simcse["unsup"]) == 3 and len(simcse["unsup_lr_x3"]) == 1
+    assert simcse["unsup_lr_x3"][0].lr == 9e-05 and simcse["unsup_lr_x10"][0].lr == 3e-04
+    assert simcse["unsup_lr_x3"][0].seed == simcse["unsup"][0].seed
+    curve = simcse["unsup_curve_lr_x1"][0]
+    assert (curve.steps, curve.eval_every, curve.lr) == (300, 20, simcse["unsup"][0].lr)
+    simcse_pp = get_paper("simcse_pp").grid("raw", extended=False)  # SimCSE++'s SimCSE row is SimCSE's unsup
+    assert simcse_pp["simcse_lr_x3"][0].run_id == simcse["unsup_lr_x3"][0].run_id
+    tncse = get_paper("tncse").grid("raw", extended=False)  # stage 2 keeps its stage-1 pair
+    assert tncse["tncse_lr_x3"][0].init_runs == tncse["tncse"][0].init_runs
+    assert not [r for r in get_paper("noncontrastive").grid("raw", False) if "_lr_x" in r]  # its scan tunes
+
+
+def _record(run_id: str, lr: float, best: float, curve: list[tuple[int, float]] = ()) -> dict:
+    return {
+        "run_id": run_id,
+        "spec": {"lr": lr, "steps": 60},
+        "training": {"best_stsb_dev": best, "dev_curve": [{"step": s, "stsb_dev_spearman": v} for s, v in curve]},
+    }
+
+
+def test_the_probe_table_chooses_the_best_dev_and_never_a_nan():
+    records = {
+        "unsup": [_record("a", 3e-5, 0.70), _record("a43", 3e-5, 0.99)],  # only the first seed is compared
+        "unsup_lr_x3": [_record("b", 9e-5, 0.75)],
+        "unsup_lr_x10": [_record("c", 3e-4, math.nan)],
+        "sup": [_record("d", 5e-5, 0.80)],  # no probes: not in the table
+        "unsup_curve_lr_x1": [_record("e", 3e-5, 0.7, [(0, 0.5)])],
+    }
+    table = lr_probe_table("simcse", records)
+    assert list(table["row"]) == ["unsup"] * 3 and list(table["multiple"]) == [1.0, 3.0, 10.0]
+    assert list(table["chosen"]) == [False, True, False]
+    assert table.loc[1, "best_stsb_dev"] == pytest.approx(75.0)
+    records["unsup_lr_x3"] = []  # before the probe has run: the rest is still compared
+    assert list(lr_probe_table("simcse", records)["chosen"]) == [True, False]
+
+
+def test_the_steps_choice_is_the_first_point_within_half_a_point_of_the_best_curves_peak():
+    records = {
+        "unsup_curve_lr_x1": [_record("x1", 3e-5, 0.6, [(0, 0.40), (100, 0.55), (200, 0.60)])],
+        "unsup_curve_lr_x3": [_record("x3", 9e-5, 0.8, [(0, 0.40), (100, 0.796), (200, 0.80), (300, 0.79)])],
+        "unsup_curve_lr_x10": [_record("x10", 3e-4, math.nan, [(0, 0.40), (100, math.nan)])],
+    }
+    table = steps_curve_table(records)
+    chosen = table[table["chosen"]]
+    assert len(chosen) == 1 and (chosen["multiple"].item(), chosen["step"].item()) == (3.0, 100)
