@@ -195,3 +195,11 @@ def test_minilms_files_can_come_from_a_folder_for_a_machine_without_the_package(
     monkeypatch.setenv("SENTEMB_MINILM_DIR", str(tmp_path))
     with pytest.raises(ConfigError, match="holds no tokenizer.json"):
         minilm_dir()
+
+
+def test_a_grid_on_an_unpublished_backbone_stops_once_before_any_run(models, capsys):
+    from sentemb import cli
+
+    assert cli.main(["run", "--paper", "simcse", "--profile", "raw"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("is not in") == 1 and "--publish sentemb-bert-mini-mlm" in err

@@ -57,6 +57,8 @@ def run_grid(run: GridRun) -> None:
         print(f"[run] rank {distributed.rank()} of {distributed.world_size()} processes", flush=True)
     # A record that cannot be read is named, moved aside and computed again (with --no-run: an error naming it).
     store.all_records(run.profile, on_broken="recompute" if run.run_missing else "raise")
+    if run.run_missing and not run.dry_run:
+        check_backbone(run.profile)
     if run.only:
         check_run_names(run)
     if run.launcher:
@@ -67,6 +69,17 @@ def run_grid(run: GridRun) -> None:
         from sentemb.notebooks import execute_notebook
 
         execute_notebook(run.paper, run.profile, run_missing=run.run_missing, extended=run.extended)
+
+
+def check_backbone(profile: str) -> None:
+    """The profile's backbone, when it is one of the archive's own, is published (``shared/models``): checked once
+    here, so that a missing one stops the grid with one error instead of one per run."""
+    from sentemb.models.backbone import ARCHIVE_PREFIX, archive_dir
+    from sentemb.profiles import get_profile
+
+    backbone = get_profile(profile).backbone
+    if backbone and backbone.startswith(ARCHIVE_PREFIX):
+        archive_dir(backbone)
 
 
 def check_run_names(run: GridRun) -> None:
