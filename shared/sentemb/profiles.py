@@ -77,9 +77,9 @@ class Profile:
     steps_curve: int = 0  # steps of the STS-B dev curves that choose this profile's steps (SimCSE's grid); 0: none
 
     def substitutes(self) -> str:
-        """What a caption says this profile substituted for the papers' settings ("" on the papers' own)."""
+        """What a caption says this profile substituted for the papers' settings (on the papers' own: that it is)."""
         if not self.backbone_label:
-            return ""
+            return "the papers' own backbones, data and settings"
         return (
             f"backbone {self.backbone_label} ({self.backbone_kind}) for BERT/RoBERTa; {self.steps} steps of batch "
             f"{self.max_batch} on the mirror's data; {self.headline_seeds} seeds"
