@@ -674,10 +674,11 @@ COMMANDS = (
         "every unit sharing a 13-word run with WikiText-2 valid or test; packed into sequences of --max-len tokens "
         "with MiniLM's uncased BERT vocabulary. AdamW, linear warm-up and decay, bf16 autocast on CUDA (fp32 on a "
         "CPU), seeded. The held-out MLM loss (WikiText-2 valid) is logged every --eval-every steps, when the state "
-        "is also saved: the same command continues an interrupted run to the same result. Writes <out>/model "
-        "(safetensors, config, tokenizer) and <out>/record.json (settings, text sha256, curves, device, "
-        "versions, commit, wall time, the command). The archive's raw backbone was made by benchmarks/gpu_pretrain.sh "
-        "(its model card in shared/models/ has the exact command).",
+        "is also saved: the same command continues an interrupted run to the same result; the weights of the lowest "
+        "held-out loss are kept. Writes <out>/model (bf16 safetensors, config, tokenizer) and <out>/record.json "
+        "(settings, text sha256, curves, device, versions, commit, wall time, the command); --publish makes it a "
+        "backbone under shared/models/. The raw profile's backbone (sentemb-bert-mini-mlm) is made on a GPU by "
+        "benchmarks/gpu_pretrain.py (docs/raw-backbone.md); its model card has the exact command.",
     ),
 )
 

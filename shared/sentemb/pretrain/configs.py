@@ -35,7 +35,7 @@ MAX_POSITIONS = 512  # position embeddings, as BERT's: the papers' pipelines enc
 
 @dataclass(frozen=True)
 class PretrainConfig:
-    size: str = "small"
+    size: str = "mini"  # the raw profile's backbone (docs/raw-backbone.md: why this size)
     steps: int = 10_000
     batch_size: int = 256
     lr: float = 5e-4
