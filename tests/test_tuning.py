@@ -52,9 +52,9 @@ def test_the_probe_table_chooses_the_best_dev_and_never_a_nan():
     assert list(lr_probe_table("simcse", records)["chosen"]) == [True, False]
 
 
-def test_the_steps_choice_is_the_first_point_within_half_a_point_of_the_best_curves_peak():
+def test_the_steps_choice_is_the_first_trained_point_within_half_a_point_of_the_best_curves_peak():
     records = {
-        "unsup_curve_lr_x1": [_record("x1", 3e-5, 0.6, [(0, 0.40), (100, 0.55), (200, 0.60)])],
+        "unsup_curve_lr_x1": [_record("x1", 3e-5, 0.6, [(0, 0.90), (100, 0.55), (200, 0.60)])],  # step 0: not trained
         "unsup_curve_lr_x3": [_record("x3", 9e-5, 0.8, [(0, 0.40), (100, 0.796), (200, 0.80), (300, 0.79)])],
         "unsup_curve_lr_x10": [_record("x10", 3e-4, math.nan, [(0, 0.40), (100, math.nan)])],
     }

@@ -4,7 +4,8 @@ lr probes (``lr_probe.csv``): for each tuned row, its own first-seed run and its
 ``Profile.lr_multiples`` times its learning rate (rows ``<row>_lr_x<m>``, :func:`sentemb.profiles.lr_probes`); the
 chosen rate is the best STS-B dev Spearman of the kept checkpoint, NaN counted as the worst. Never the test split.
 Steps (``steps_curve.csv``): SimCSE's ``unsup_curve_lr_x<m>`` runs, their STS-B dev curves point by point; the chosen
-point is the smallest step at which the best curve is within :data:`STEPS_TOLERANCE` points of its own maximum
+point is the smallest step at which the best curve is within :data:`STEPS_TOLERANCE` points of its own maximum, both
+over the trained points (step > 0: a profile trains; step 0, the untrained backbone, is listed for comparison)
 (docs/raw-backbone.md; the budget's cap is applied by whoever sets the profile's steps, with this table cited).
 """
 
@@ -79,10 +80,14 @@ def steps_curve_table(records: dict[str, list[dict]]) -> pd.DataFrame:
     if table.empty:
         return table
     table = table.sort_values(["multiple", "step"], ignore_index=True)
-    peaks = table.groupby("multiple")["stsb_dev"].max()
+    trained = table[table["step"] > 0]
+    table["chosen"] = False
+    if trained.empty:
+        return table
+    peaks = trained.groupby("multiple")["stsb_dev"].max()
     best = max(peaks.index, key=lambda m: worst_if_nan(peaks[m]))
-    near = table[(table["multiple"] == best) & (table["stsb_dev"] >= peaks[best] - STEPS_TOLERANCE)]
-    table["chosen"] = table.index == near["step"].idxmin()
+    near = trained[(trained["multiple"] == best) & (trained["stsb_dev"] >= peaks[best] - STEPS_TOLERANCE)]
+    table.loc[near["step"].idxmin(), "chosen"] = True
     return table
 
 
