@@ -41,7 +41,7 @@ PART_BYTES = 15 * 2**20
 DEVICE_DIR = REPO / ".cache" / "device"
 
 
-def _pretrain_command(config: PretrainConfig, tokenizer: str) -> list[str]:
+def pretrain_command(config: PretrainConfig, tokenizer: str) -> list[str]:
     return [sys.executable, "-m", "sentemb", *config.command().split()[3:], "--tokenizer", tokenizer]
 
 
@@ -84,13 +84,18 @@ def run(args) -> int:
         for lr in args.lrs
     ]
     print(f"[gpu_pretrain] probes {probes}; {len(configs)} runs of {steps} steps side by side", flush=True)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "shared"), str(REPO)])}
-    processes = [subprocess.Popen(_pretrain_command(c, tokenizer), cwd=REPO, env=env) for c in configs]
-    codes = [p.wait() for p in processes]
-    if any(codes):
-        print(f"[gpu_pretrain] a run failed: exit codes {codes}", file=sys.stderr)
-        return 1
-    from sentemb.pretrain.run import output_dir
+    from sentemb.pretrain.run import output_dir, pretrain
+
+    if args.same_process:  # one after another in this process (the CPU test); on a GPU they share it side by side
+        for config in configs:
+            pretrain(config, tokenizer_source=tokenizer)
+    else:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "shared"), str(REPO)])}
+        processes = [subprocess.Popen(pretrain_command(c, tokenizer), cwd=REPO, env=env) for c in configs]
+        codes = [p.wait() for p in processes]
+        if any(codes):
+            print(f"[gpu_pretrain] a run failed: exit codes {codes}", file=sys.stderr)
+            return 1
 
     records = [json.loads((output_dir(c) / "record.json").read_text()) for c in configs]
     best = min(range(len(records)), key=lambda i: records[i]["kept"]["heldout_loss"])
@@ -185,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=500, help="at most a tenth of the steps")
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--heldout-sequences", type=int, default=1024)
+    p.add_argument("--same-process", action="store_true", help="the runs one after another in this process (tests)")
     p = verbs.add_parser("import", help="here: join the parts, check them, publish as shared/models/NAME")
     p.add_argument("files")
     p.add_argument("--name", required=True)

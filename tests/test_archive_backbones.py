@@ -130,14 +130,22 @@ def test_the_gpu_script_runs_imports_and_publishes_at_tiny_scale(pretrain_cache,
     run = [
         "run", str(tmp_path / "out"), "--tokenizer", "all-MiniLM-L6-v2", "--size", "tiny", "--probe-sizes", "tiny",
         "--probe-steps", "2", "--lrs", "1e-3", "5e-3", "--batch-size", "8", "--budget-s", "1", "--min-steps", "10",
-        "--max-steps", "10", "--eval-every", "5", "--heldout-sequences", "8",
+        "--max-steps", "10", "--eval-every", "5", "--heldout-sequences", "8", "--same-process",
     ]  # fmt: skip
-    assert script.main(run) == 0  # the learning rates' runs are child processes, side by side
+    assert script.main(run) == 0  # here one after another; on the GPU each a child process, side by side
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["steps_rule"]["steps"] == 10 and len(summary["records"]) == 2
     losses = {r["config"]["lr"]: r["kept"]["heldout_loss"] for r in summary["records"]}
     assert summary["chosen"]["lr"] == min(losses, key=losses.get)
     assert all(p.stat().st_size <= script.PART_BYTES for p in (tmp_path / "out").glob("weights.part*"))
+    from sentemb import cli
+
+    for record in summary["records"]:  # each child's command line names exactly its run's settings
+        config = PretrainConfig(**record["config"])
+        args = cli.build_parser().parse_args(script.pretrain_command(config, "all-MiniLM-L6-v2")[3:])
+        settings_of = {k: getattr(args, k) for k in ("steps", "batch_size", "lr", "warmup", "eval_every", "seed")}
+        assert (args.config, args.tokenizer) == (config.size, "all-MiniLM-L6-v2")
+        assert settings_of == {k: getattr(config, k) for k in settings_of}
     monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "here"))  # the import runs where the run's cache is not
     monkeypatch.setenv("SENTEMB_MODELS", str(tmp_path / "models"))
     assert script.main(["import", str(tmp_path / "out"), "--name", NAME, "--results", str(tmp_path / "results")]) == 0
