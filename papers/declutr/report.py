@@ -34,11 +34,14 @@ from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 
 PAPER = "declutr"
-SUBSTITUTES = {  # by profile name: what a figure's caption says was substituted (smoke's figures only test the code)
-    "small": "small profile: all-MiniLM-L6-v2 (already a trained sentence encoder) for DistilRoBERTa, WikiText-2 "
-    "articles for OpenWebText, spans of 16-64 tokens for 32-512, 60 steps of 16 documents",
-    "raw": "raw profile: the archive's MLM-only BERT (4 x 256) for DistilRoBERTa, WikiText-2 articles for OpenWebText, "
-    "spans of 16-64 tokens for 32-512, 60 steps of 16 documents",
+SUBSTITUTE_BACKBONES = {  # by profile name: the backbone a figure's caption names (smoke's figures only test the code)
+    "small": "all-MiniLM-L6-v2 (already a trained sentence encoder)",
+    "raw": "the archive's MLM-only BERT (4 x 256)",
+}
+SUBSTITUTES = {
+    profile: f"{profile} profile: {backbone} for DistilRoBERTa, WikiText-2 articles for OpenWebText, spans of 16-64 "
+    "tokens for 32-512, 60 steps of 16 documents"
+    for profile, backbone in SUBSTITUTE_BACKBONES.items()
 }
 DEV_SCORE = "STS-B dev Spearman x 100 (cosine), not the SentEval dev average of the paper's figures"
 ROWS = {  # run -> (our row label, {backbone} and {profile} from the record's profile; the paper's row)

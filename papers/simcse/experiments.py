@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sentemb.profiles import Profile, get_profile, lr_probes, rounded, scale_grid
+from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid, steps_curves
 from sentemb.spec import RunSpec
 
 PAPER_BACKBONE = "bert-base-uncased"
@@ -252,7 +252,7 @@ def a1_run(profile: str | Profile, mode: str, batch: int, lr: float) -> str:
 
 
 TUNED = ("unsup", "sup")  # the paper tunes the learning rate on STS-B dev (App. A); probed where a profile asks
-CURVE_EVAL_EVERY = 20  # STS-B dev evaluations of the steps curves
+CURVE_EVAL_EVERY = 20  # STS-B dev evaluations of unsup. SimCSE's steps curves (the profile's steps, where it chooses)
 
 CORE = (
     "backbone_avg",
@@ -298,25 +298,4 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     elif not scaled.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in SMALL_CORE}
     rows = scale_grid(runs, scaled.name, [name for name in HEADLINE if name in runs])
-    return {**rows, **lr_probes(rows, TUNED, scaled), **steps_curves(rows, scaled)}
-
-
-def steps_curves(rows: dict[str, tuple[RunSpec, ...]], profile: Profile) -> dict[str, tuple[RunSpec, ...]]:
-    """On a profile that chooses its steps on STS-B dev (``Profile.steps_curve``): unsup. SimCSE's first seed for that
-    many steps at the paper's learning rate and each probe multiple, evaluated every ``CURVE_EVAL_EVERY`` steps (the
-    curves of ``sentemb.report.tuning.steps_choice``)."""
-    if not profile.steps_curve or "unsup" not in rows:
-        return {}
-    unsup = rows["unsup"][0]
-    return {
-        f"unsup_curve_lr_x{m:g}": (
-            dataclasses.replace(
-                unsup,
-                steps=profile.steps_curve,
-                eval_every=CURVE_EVAL_EVERY,
-                lr=rounded(unsup.lr * m),
-                notes="steps curve",
-            ),
-        )
-        for m in (1.0, *profile.lr_multiples)
-    }
+    return {**rows, **lr_probes(rows, TUNED, scaled), **steps_curves(rows, "unsup", scaled, CURVE_EVAL_EVERY)}

@@ -72,14 +72,14 @@ def run_grid(run: GridRun) -> None:
 
 
 def check_backbone(profile: str) -> None:
-    """The profile's backbone, when it is one of the archive's own, is published (``shared/models``): checked once
-    here, so that a missing one stops the grid with one error instead of one per run."""
-    from sentemb.models.backbone import ARCHIVE_PREFIX, archive_dir
+    """The profile's backbone resolves (an archive backbone published in ``shared/models``, a model directory that
+    exists): checked once here, so that a missing one stops the grid with one error instead of one per run."""
+    from sentemb.models.backbone import resolve_backbone
     from sentemb.profiles import get_profile
 
     backbone = get_profile(profile).backbone
-    if backbone and backbone.startswith(ARCHIVE_PREFIX):
-        archive_dir(backbone)
+    if backbone:
+        resolve_backbone(backbone)
 
 
 def check_run_names(run: GridRun) -> None:

@@ -254,6 +254,28 @@ def lr_probes(scaled: dict[str, tuple[RunSpec, ...]], tuned: Iterable[str], prof
     }
 
 
+def curve_name(row: str, multiple: float) -> str:
+    return f"{row}_curve_lr_x{multiple:g}"
+
+
+def steps_curves(scaled: dict[str, tuple[RunSpec, ...]], row: str, profile: str | Profile, eval_every: int):
+    """On a profile that chooses its steps on STS-B dev (``Profile.steps_curve``): ``row``'s first seed for that many
+    steps at its learning rate and each of ``Profile.lr_multiples`` times it, evaluated every ``eval_every`` steps
+    (named :func:`curve_name`; their curves are ``sentemb.report.tuning.steps_curve_table``)."""
+    profile = get_profile(profile)
+    if not profile.steps_curve or row not in scaled:
+        return {}
+    first = scaled[row][0]
+    return {
+        curve_name(row, m): (
+            dataclasses.replace(
+                first, steps=profile.steps_curve, eval_every=eval_every, lr=rounded(first.lr * m), notes="steps curve"
+            ),
+        )
+        for m in (1.0, *profile.lr_multiples)
+    }
+
+
 def scale_grid(paper_grid: dict[str, RunSpec], profile: str, headline: Iterable[str]) -> dict[str, tuple[RunSpec, ...]]:
     """A paper's grid on a profile: each row's specs, one per seed (several for the ``headline`` rows)."""
     scaled, headline = get_profile(profile), set(headline)

@@ -17,6 +17,7 @@ so that a full-profile run reads the same weights and tokenizer files every time
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 from contextlib import contextmanager
@@ -279,11 +280,11 @@ def load_backbone(name: str, dropout: float | None = None, seed: int = 0, revisi
                 if hasattr(config, key):
                     setattr(config, key, dropout)
         tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
-        if _kind(name) == "archive":  # stored in bf16 with its MLM head: loaded in fp32, the head left out quietly
-            with _quiet_loading(transformers):
-                model = transformers.AutoModel.from_pretrained(source, config=config, dtype=torch.float32)
-        else:
-            model = transformers.AutoModel.from_pretrained(source, config=config, **kwargs)
+        # fp32 weights whatever the checkpoint stores (the archive's own are bf16); their MLM head, which AutoModel
+        # leaves out, is expected there and not reported
+        quiet = _quiet_loading(transformers) if _kind(name) == "archive" else contextlib.nullcontext()
+        with quiet:
+            model = transformers.AutoModel.from_pretrained(source, config=config, dtype=torch.float32, **kwargs)
     return tokenizer, model
 
 

@@ -119,5 +119,4 @@ def tied_mlm_head(encoder: SentenceEncoder) -> nn.Module:
         missing, unexpected = head.load_state_dict(trained, strict=False)
         if unexpected or set(missing) != {"decoder.weight"}:
             raise ConfigError(f"{encoder.name}'s MLM head does not fit: missing {missing}, unexpected {unexpected}")
-        head.to(encoder.device)
     return head

@@ -3,7 +3,8 @@
 lr probes (``lr_probe.csv``): for each tuned row, its own first-seed run and its one-seed probes at
 ``Profile.lr_multiples`` times its learning rate (rows ``<row>_lr_x<m>``, :func:`sentemb.profiles.lr_probes`); the
 chosen rate is the best STS-B dev Spearman of the kept checkpoint, NaN counted as the worst. Never the test split.
-Steps (``steps_curve.csv``): SimCSE's ``unsup_curve_lr_x<m>`` runs, their STS-B dev curves point by point; the chosen
+Steps (``steps_curve.csv``): the ``<row>_curve_lr_x<m>`` runs (:func:`sentemb.profiles.steps_curves`; SimCSE's unsup.),
+their STS-B dev curves point by point; the chosen
 point is the smallest step at which the best curve is within :data:`STEPS_TOLERANCE` points of its own maximum, both
 over the trained points (step > 0: a profile trains; step 0, the untrained backbone, is listed for comparison)
 (docs/raw-backbone.md; the budget's cap is applied by whoever sets the profile's steps, with this table cited).
@@ -17,8 +18,8 @@ import pandas as pd
 
 from sentemb.selection import best_of, worst_if_nan
 
-PROBE = re.compile(r"(?P<row>.+)_lr_x(?P<multiple>[0-9.]+)")
-CURVE = re.compile(r"unsup_curve_lr_x(?P<multiple>[0-9.]+)")
+PROBE = re.compile(r"(?P<row>.+)_lr_x(?P<multiple>[0-9.]+)")  # sentemb.profiles.probe_name
+CURVE = re.compile(r"(?P<row>.+)_curve_lr_x(?P<multiple>[0-9.]+)")  # sentemb.profiles.curve_name
 STEPS_TOLERANCE = 0.5  # points of STS-B dev Spearman x 100
 
 
