@@ -3,34 +3,48 @@ by side on one device, each in a fresh Python process; rerun it, it is not a tes
 backbone is a BERT of random weights built from a config (a step costs the same with trained weights), the rows are
 generated text of about ``--max-len`` word pieces, the tokenizer is all-MiniLM-L6-v2's (BERT's uncased vocabulary).
 
-    python benchmarks/bench_vs_sentence_transformers.py --output benchmarks/results/vs_sentence_transformers_h100.json
+    python benchmarks/bench_vs_sentence_transformers.py --output benchmarks/results/vs_sentence_transformers_h200.json
     python benchmarks/bench_vs_sentence_transformers.py --model-size tiny --batch 4 --max-len 16 --steps 2  # CPU check
 
-Variants (``--variants``, all by default), each the full profile's spec of that run (papers/*/experiments.py):
-- ``archive_unsup``: SimCSE's ``unsup`` (``simcse_unsup``, [CLS] before the pooler, two dropout views) through
-  :class:`~sentemb.models.encoder.SentenceEncoder`, stepped as ``bench_gpu_full_steps.time_steps`` steps every
-  configuration of the GPU plan: autocast and the gradient scaler of ``sentemb.precision``, AdamW (lr 3e-5).
+Variants (``--variants``; by default :data:`DEFAULT_VARIANTS`), each the full profile's spec of that run
+(papers/*/experiments.py), each in a fresh process:
+- ``archive_<kind>``: the archive's training step as its loop runs it (``sentemb.train.loop``: ``Optimization`` of
+  the spec, autocast and fp16's gradient scaler, clipping at the spec's norm, the learning-rate schedule, the
+  logged loss and its NaN check), kind ``unsup`` (SimCSE's ``unsup``: ``simcse_unsup``, [CLS] before the pooler, two
+  dropout views), ``sup`` (``simcse_sup``, batch ``--sup-batch``, NLI triples: 3 sequences a row), ``simcsepp``
+  (SimCSE++'s headline: off-dropout negatives, a third encoder pass with dropout off and gradients kept, DCL) or
+  ``declutr`` (DeCLUTR's headline on a RoBERTa-base shape: 16 documents, 2 anchors and 2 positives each, spans of
+  32-512 tokens, MLM on the anchors); ``archive_encode``: the evaluation path, encoding ``--encode-sentences``
+  sentences (``SentenceEncoder.encode``, eval mode, no gradients), timed per 1,000 sentences.
+- ``+<speed-up>`` after a kind: with that switch of ``sentemb.train.speedups`` (``fused_adamw``, ``sync_free``,
+  ``compile``, ``pad_multiple=N``, ``eval_batch=N``), ``+bf16`` (bf16 autocast instead of the spec's fp16: a spec
+  change, not a speed-up of the same computation) or ``+all`` (:data:`ALL`: every switch of the training step).
 - ``st_unsup``: the same step the sentence-transformers way: ``SentenceTransformer`` of a ``Transformer`` module (the
   same seeded weights, saved with MiniLM's tokenizer files) and CLS ``Pooling``, ``MultipleNegativesRankingLoss``
   (scale 20 = 1/0.05, cosine) on a ``datasets.Dataset`` of pairs (anchor = positive = s): unsupervised SimCSE.
   Trained by ``SentenceTransformerTrainer`` with its defaults (fused AdamW, gradient clipping at 1.0, linear
-  schedule; fp16/bf16 through the training arguments; no saving, logging, evaluation or reporting), timed by a
-  callback between consecutive step ends (batch fetch and tokenisation included, as in the archive's step).
-  Without ``accelerate`` (the trainer needs it) the trainer's inner step is run instead, written out from its
-  source: its DataLoader and data collator, the loss, backward with the scaler, unscale and clip, the optimizer and
-  schedule its default arguments name, zero_grad (``--st-loop``; the summary says which ran).
-- ``archive_sup``: SimCSE's ``sup`` (``simcse_sup``, batch ``--sup-batch``, NLI triples: 3 sequences a row).
-- ``archive_simcsepp``: SimCSE++'s headline ``simcse_pp`` (off-dropout negatives, a third encoder pass with dropout
-  off and gradients kept, m 0.9; DCL lambda 0.1, tau_DCL 5).
+  schedule; fp16/bf16 through the training arguments; no saving, logging, evaluation or reporting). Without
+  ``accelerate`` (the trainer needs it) the trainer's inner step is run instead, written out from its source: its
+  DataLoader and data collator, the loss, backward with the scaler, unscale and clip, the optimizer and schedule its
+  default arguments name, zero_grad (``--st-loop``; the summary says which ran).
 
-Reported per variant: ms per step (the median of ``--steps`` steps after ``--warmup`` untimed ones), sentences per
-second (training rows: wiki sentences or NLI triples), sequences per second (encoder inputs), peak memory
-(``torch.cuda.max_memory_allocated``; null on a CPU), the first and last step's loss, and on CUDA the model FLOP
-utilisation against ``--peak-tflops`` (989: H100 SXM dense fp16/bf16; give the peak of the precision and GPU run):
-    FLOPs per step = S * (6 * N * T + 12 * layers * T^2 * hidden)
-with S the sequences a step encodes (forward and backward each), T the padded length of a sequence (the longest of
-the step's sentences, at most ``--max-len``), N the parameters of the transformer layers (embeddings and pooler
+Timing: ``--warmup`` untimed steps, then ``--steps`` steps in a row between two device synchronisations (nothing in
+between waits for the device unless the step itself does, so a step that never synchronises is timed as it runs);
+ms per step is their mean (DeCLUTR warms up 7 steps more, a compiled step 3 more: ``warmup_steps``). Every step
+draws new rows' augmentations and dropout masks (a seeded ``random.Random`` per step), and DeCLUTR new spans.
+``--budget-s``: variants that would start after this many seconds are not run (reported as such); the default list
+runs the most telling first.
+
+Reported per variant: ms per step, sentences per second (training rows: wiki sentences, NLI triples or
+documents), sequences per second (encoder inputs), peak memory (``torch.cuda.max_memory_allocated``; null on a
+CPU), the first and last step's loss, and on CUDA the model FLOP utilisation against ``--peak-tflops`` (989: H100
+SXM dense fp16/bf16, also the H200's; give the peak of the precision and GPU run):
+    FLOPs per step = sum over a step's encoder passes of S * (6 * N * T + 12 * layers * T^2 * hidden)
+with S the sequences of the pass (forward and backward each), T their padded length (the longest of the pass, at
+most the maximum length, rounded up under ``pad_multiple``; DeCLUTR's anchors and positives are two passes, their T
+averaged over the timed steps), N the parameters of the transformer layers (embeddings, pooler and MLM head
 excluded); 6 N T for the matrix products, 12 layers T^2 hidden for the attention scores and their weighted sum.
+The summary's ``speedup_over_plain`` divides each kind's plain ms by each of its variants' (above 1: faster).
 """
 
 from __future__ import annotations
@@ -40,7 +54,6 @@ import dataclasses
 import importlib.util
 import json
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,27 +62,73 @@ from importlib import metadata
 from pathlib import Path
 
 import torch
-from bench_gpu_full_steps import rows_for, time_steps  # this folder is on sys.path when run as a script
+from bench_gpu_full_steps import rows_for  # this folder is on sys.path when run as a script
 from benchmark_io import emit
 
 from sentemb import precision as amp
 from sentemb.models.backbone import minilm_dir
 
-VARIANTS = ("archive_unsup", "st_unsup", "archive_sup", "archive_simcsepp")
-ARCHIVE_RUNS = {  # variant -> (paper, run name) of the full grid whose step it times
-    "archive_unsup": ("simcse", "unsup"),
-    "archive_sup": ("simcse", "sup"),
-    "archive_simcsepp": ("simcse_pp", "simcse_pp"),
+KINDS = {  # archive kind -> (paper, run name) of the full grid whose spec it times
+    "unsup": ("simcse", "unsup"),
+    "sup": ("simcse", "sup"),
+    "simcsepp": ("simcse_pp", "simcse_pp"),
+    "declutr": ("declutr", "declutr"),
+    "encode": ("simcse", "unsup"),  # the evaluation path of unsupervised SimCSE's encoder
 }
+ALL = ("fused_adamw", "sync_free", "compile")  # "+all": these, and padding to a multiple of ALL_PAD[kind]
+ALL_PAD = {"declutr": 64}  # spans of 34-514 tokens: 8 shapes instead of ~480; sentences: 8 (tensor-core aligned)
+DEFAULT_VARIANTS = (  # the most telling first: a spent --budget-s drops the last
+    "st_unsup",
+    "archive_unsup",
+    "archive_unsup+all",
+    "archive_declutr",
+    "archive_declutr+all",
+    "archive_sup",
+    "archive_sup+all",
+    "archive_simcsepp",
+    "archive_simcsepp+all",
+    "archive_unsup+fused_adamw",
+    "archive_unsup+sync_free",
+    "archive_unsup+compile",
+    "archive_unsup+bf16",
+    "archive_unsup+all+bf16",
+    "archive_declutr+pad_multiple=64",
+    "archive_encode",
+    "archive_encode+eval_batch=512",
+)
 SHAPES = {
     "base": {"num_hidden_layers": 12, "hidden_size": 768, "num_attention_heads": 12, "intermediate_size": 3072},
     "tiny": {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "intermediate_size": 128},
 }
 VOCAB_SIZE = 30522  # BERT's uncased word pieces, all-MiniLM-L6-v2's tokenizer
-LEARNING_RATE = 3e-5  # time_steps' AdamW; a step costs the same at any rate
+ROBERTA = {"max_position_embeddings": 514, "type_vocab_size": 1, "pad_token_id": 1}  # DeCLUTR's roberta-base
+ROBERTA_VOCAB_SIZE = 50265  # its embedding and MLM output layers keep RoBERTa's size (fed ids of MiniLM's tokenizer)
+LEARNING_RATE = 3e-5  # sentence-transformers' side; the archive's runs use their spec's
 SIMCSE_SCALE = 20.0  # 1 / temperature 0.05
 SEED = 0
 PACKAGES = ("torch", "transformers", "sentence-transformers", "datasets", "accelerate")
+
+
+def parse_variant(name: str) -> tuple[str, object, bool]:
+    """``archive_<kind>[+modifier...]`` -> (kind, Speedups, bf16); ``st_unsup`` -> ("st_unsup", Speedups(), False).
+    ValueError saying what is allowed."""
+    from sentemb.train.speedups import Speedups
+
+    if name == "st_unsup":
+        return name, Speedups(), False
+    head, *modifiers = name.split("+")
+    kind = head.removeprefix("archive_")
+    if not head.startswith("archive_") or kind not in KINDS:
+        raise ValueError(f"unknown variant {name!r}: st_unsup, or archive_<{'|'.join(KINDS)}>[+modifier...]")
+    bf16 = "bf16" in modifiers
+    switches = [m for m in modifiers if m not in ("bf16", "all")]
+    if "all" in modifiers:
+        switches += [*ALL, f"pad_multiple={ALL_PAD.get(kind, 8)}"]
+    try:
+        speedups = Speedups.parse(",".join(dict.fromkeys(switches)))
+    except Exception as exc:
+        raise ValueError(f"variant {name!r}: {exc}; or +bf16, +all") from None
+    return kind, speedups, bf16
 
 
 # -- what both sides share ----------------------------------------------------------------------------------------
@@ -79,6 +138,15 @@ def random_bert(model_size: str):
 
     torch.manual_seed(SEED)
     return BertModel(BertConfig(vocab_size=VOCAB_SIZE, **SHAPES[model_size]))
+
+
+def random_roberta(model_size: str):
+    """DeCLUTR's backbone shape (RoBERTa), seeded random weights; RoBERTa's vocabulary size at base size."""
+    from transformers import RobertaConfig, RobertaModel
+
+    torch.manual_seed(SEED)
+    vocab = ROBERTA_VOCAB_SIZE if model_size == "base" else VOCAB_SIZE
+    return RobertaModel(RobertaConfig(vocab_size=vocab, **ROBERTA, **SHAPES[model_size]))
 
 
 def sentences(rows: list) -> list[str]:
@@ -95,10 +163,18 @@ def layer_parameters(bert) -> int:
 
 
 def flops_per_step(sequences: int, tokens: int, bert) -> float:
+    return flops_of_passes([(sequences, tokens)], bert)
+
+
+def flops_of_passes(passes: list[tuple[int, int]], bert) -> float:
+    """The docstring's FLOPs of encoder passes, each (sequences, padded length)."""
     config = bert.config
-    matmuls = 6 * layer_parameters(bert) * tokens
-    attention = 12 * config.num_hidden_layers * tokens**2 * config.hidden_size
-    return float(sequences * (matmuls + attention))
+    total = 0
+    for sequences, tokens in passes:
+        matmuls = 6 * layer_parameters(bert) * tokens
+        attention = 12 * config.num_hidden_layers * tokens**2 * config.hidden_size
+        total += sequences * (matmuls + attention)
+    return float(total)
 
 
 def synchronise(device: torch.device):
@@ -115,9 +191,8 @@ def peak_memory_mib(device: torch.device) -> float | None:
 
 
 def step_summary(
-    seconds: float, batch: int, sequences: int, tokens: int, bert, device, peak_tflops: float, losses: list[float]
+    seconds: float, batch: int, sequences: int, flops: float, device, peak_tflops: float, losses: list[float]
 ) -> dict:
-    flops = flops_per_step(sequences, tokens, bert)
     return {
         "ms_per_step": round(seconds * 1000, 3),
         "sentences_per_second": round(batch / seconds, 2),
@@ -130,45 +205,155 @@ def step_summary(
     }
 
 
+def timed_window(step, warmup: int, steps: int, device: torch.device) -> float:
+    """Mean seconds of ``steps`` calls of ``step(i)`` in a row after ``warmup`` untimed ones, between two device
+    synchronisations."""
+    sync = synchronise(device)
+    for i in range(warmup):
+        step(i)
+    sync()
+    tick = time.perf_counter()
+    for i in range(warmup, warmup + steps):
+        step(i)
+    sync()
+    return (time.perf_counter() - tick) / steps
+
+
 # -- the archive ----------------------------------------------------------------------------------------------------
-def run_archive(variant: str, args, device: torch.device) -> dict:
+def archive_spec(kind: str, args, bf16: bool):
+    """The full grid's spec of the kind, at this benchmark's batch and lengths (and DeCLUTR's spans)."""
+    import importlib
+
+    paper, run = KINDS[kind]
+    spec = importlib.import_module(f"papers.{paper}.experiments").paper_grid()[run]
+    changes: dict = {"precision": "bf16" if bf16 else args.precision}
+    if kind == "declutr":
+        longest = args.declutr_max_span
+        params = {**spec.objective_params, "max_span_len": longest, "min_span_len": min(32, longest // 2)}
+        changes.update(batch_size=args.declutr_batch, max_len=longest + 2, objective_params=params)
+    else:
+        changes.update(batch_size=args.sup_batch if kind == "sup" else args.batch, max_len=args.max_len)
+    return dataclasses.replace(spec, **changes)
+
+
+def archive_objective(kind: str, spec, args, device: torch.device):
     from transformers import AutoTokenizer
 
-    from papers.simcse.experiments import paper_grid as simcse_grid
-    from papers.simcse_pp.experiments import paper_grid as simcse_pp_grid
     from sentemb.models.encoder import SentenceEncoder
     from sentemb.objectives import registry
 
-    paper, run = ARCHIVE_RUNS[variant]
-    spec = {"simcse": simcse_grid, "simcse_pp": simcse_pp_grid}[paper]()[run]
-    batch = args.sup_batch if variant == "archive_sup" else args.batch
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir())
-    bert = random_bert(args.model_size)
-    encoder = SentenceEncoder(bert, tokenizer, spec.pooler, f"random BERT ({args.model_size})").to(device)
-    objective = (
-        registry.build_objective(spec.objective, spec.objective_params, [encoder], args.max_len).to(device).train()
-    )
-    rows = objective.select_rows(rows_for(objective.rows, batch, tokenizer, random.Random(SEED)))
-    sequences = batch * objective.sequences_per_row
-    tokens = padded_length(tokenizer, rows, args.max_len)
-    watched = bert.encoder.layer[0].attention.self.query.weight
+    backbone = random_roberta(args.model_size) if kind == "declutr" else random_bert(args.model_size)
+    encoder = SentenceEncoder(backbone, tokenizer, spec.pooler, f"random {backbone.config.model_type}").to(device)
+    objective = registry.build_objective(spec.objective, spec.objective_params, [encoder], spec.max_len)
+    return objective.to(device).train(), tokenizer
+
+
+def step_passes(kind: str, objective, rows: list, tokenizer, spec, steps: range) -> list[tuple[int, int]]:
+    """The encoder passes (sequences, padded length) of the timed steps, averaged: DeCLUTR's spans are sampled again
+    with each step's generator (its first draws), the sentence kinds' rows are the same every step."""
+    encoder = objective.encoder
+    if kind != "declutr":
+        longest = max(
+            len(ids) for ids in tokenizer(sentences(rows), truncation=True, max_length=spec.max_len)["input_ids"]
+        )
+        return [(len(rows) * objective.sequences_per_row, encoder.padded_length(longest, spec.max_len))]
+    anchors, positives = 0, 0
+    for step in steps:
+        spans_a, spans_p = objective.sample_spans(rows, random.Random(step))
+        anchors += encoder.padded_length(max(len(s) for s in spans_a) + 2, spec.max_len)
+        positives += encoder.padded_length(max(len(s) for p in spans_p for s in p) + 2, spec.max_len)
+    count = len(rows) * objective.num_anchors
+    return [(count, round(anchors / len(steps))), (count * objective.num_positives, round(positives / len(steps)))]
+
+
+def run_archive(variant: str, args, device: torch.device) -> dict:
+    from sentemb.train.loop import Optimization, training_step
+    from sentemb.train.speedups import apply_to_encoders
+
+    kind, speedups, bf16 = parse_variant(variant)
+    spec = archive_spec(kind, args, bf16)
+    objective, tokenizer = archive_objective(kind, spec, args, device)
+    if kind == "encode":
+        return run_encode(objective.encoder, speedups, spec, args, device, tokenizer)
+    rows = objective.select_rows(rows_for(objective.rows, spec.batch_size, tokenizer, random.Random(SEED)))
+    apply_to_encoders(objective, speedups)
+    optimization = Optimization.for_spec(objective, spec, speedups)
+    watched = objective.encoder.backbone.encoder.layer[0].attention.self.query.weight
     before = watched.detach().clone()
-    losses: list[float] = []
+    logged: list[torch.Tensor] = []
+
+    def step(i: int) -> None:
+        loss = training_step(objective, rows, random.Random(i), optimization, spec, i, check=not speedups.sync_free)
+        logged.append(loss)
+
+    warmup = warmup_steps(kind, speedups, args.warmup)
     reset_peak_memory(device)
-    seconds = time_steps(objective, rows, args.precision, args.steps, device, args.warmup, losses=losses)
+    seconds = timed_window(step, warmup, args.steps, device)
+    losses = torch.stack(logged).double().cpu().tolist()
+    passes = step_passes(kind, objective, rows, tokenizer, spec, range(warmup, warmup + args.steps))
+    sequences = sum(count for count, _ in passes)
+    paper, run = KINDS[kind]
     return {
         "implementation": "sentemb",
         "run": f"{paper}/{run}",
         "objective": spec.objective,
         "objective_params": spec.objective_params,
         "pooler": spec.pooler,
-        "loop": "bench_gpu_full_steps.time_steps",
-        "optimizer": "AdamW (torch's defaults: foreach on CUDA), no gradient clipping, constant learning rate",
-        "batch": batch,
+        "speedups": speedups.names(),
+        "loop": "sentemb.train.loop.training_step with Optimization.for_spec",
+        "optimizer": f"AdamW{' (fused)' if speedups.fused_adamw else ' (foreach on CUDA)'}, gradients clipped at "
+        f"norm {spec.grad_clip}, {spec.lr_schedule} learning-rate schedule, lr {spec.lr}",
+        "batch": spec.batch_size,
         "sequences_per_step": sequences,
-        "tokens_per_sequence": tokens,
-        **step_summary(seconds, batch, sequences, tokens, bert, device, args.peak_tflops, losses),
+        "tokens_per_sequence": passes[0][1] if len(passes) == 1 else None,
+        "passes": [{"sequences": count, "padded_length": length} for count, length in passes],
+        **step_summary(
+            seconds,
+            spec.batch_size,
+            sequences,
+            flops_of_passes(passes, objective.encoder.backbone),
+            device,
+            args.peak_tflops,
+            losses,
+        ),
         "weight_update_norm": float((watched.detach() - before).norm()),
+        "warmup_steps": warmup,
+    }
+
+
+def warmup_steps(kind: str, speedups, warmup: int) -> int:
+    """``--warmup``, plus 7 for DeCLUTR (its span lengths change every step: the allocator and the kernel choices
+    settle over more steps, as the GPU plan's re-measurement found) and 3 under ``compile`` (a second shape
+    recompiles with dynamic dimensions)."""
+    return warmup + (7 if kind == "declutr" else 0) + (3 if speedups.compile else 0)
+
+
+def run_encode(encoder, speedups, spec, args, device: torch.device, tokenizer) -> dict:
+    """The evaluation path: ``--encode-sentences`` distinct sentences through ``SentenceEncoder.encode`` at the
+    variant's evaluation batch, in the run's precision (after one untimed batch)."""
+    texts = [
+        f"{text} {i}"
+        for i, text in enumerate(rows_for("sentences", args.encode_sentences, tokenizer, random.Random(SEED)))
+    ]
+    encoder.encode(texts[: speedups.eval_batch], batch_size=speedups.eval_batch, precision=spec.precision)
+    reset_peak_memory(device)
+    sync = synchronise(device)
+    sync()
+    tick = time.perf_counter()
+    encoder.encode(texts, batch_size=speedups.eval_batch, precision=spec.precision)
+    sync()
+    seconds = time.perf_counter() - tick
+    return {
+        "implementation": "sentemb",
+        "run": "SentenceEncoder.encode (eval mode, no gradients, batches sorted by length)",
+        "pooler": spec.pooler,
+        "speedups": speedups.names(),
+        "eval_batch": speedups.eval_batch,
+        "sentences": len(texts),
+        "ms_per_1000_sentences": round(seconds / len(texts) * 1e6, 3),
+        "sentences_per_second": round(len(texts) / seconds, 2),
+        "peak_memory_mib": peak_memory_mib(device),
     }
 
 
@@ -210,9 +395,10 @@ def optimizer_settings(optimizer, optim, max_grad_norm: float, schedule) -> dict
     }
 
 
-def st_trainer_steps(model, loss, dataset, args, device, directory: Path) -> tuple[list[float], list[float], dict]:
-    """(seconds, loss) of every step of ``SentenceTransformerTrainer.train()``: the time between consecutive step ends
-    (the first from the start of training), read by a callback after synchronising the device."""
+def st_trainer_steps(model, loss, dataset, args, device, directory: Path) -> tuple[float, list[float], dict]:
+    """(mean seconds of the timed steps, losses, optimizer settings) of ``SentenceTransformerTrainer.train()``: a
+    callback synchronises the device at the end of the last warm-up step and of the last step, and reads the clock
+    there (the losses are read after training)."""
     from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
     from transformers import TrainerCallback
 
@@ -220,20 +406,15 @@ def st_trainer_steps(model, loss, dataset, args, device, directory: Path) -> tup
 
     class StepTimer(TrainerCallback):
         def __init__(self) -> None:
-            self.seconds: list[float] = []
-            self.losses: list[float] = []
-            self.last = 0.0
+            self.started = self.stopped = 0.0
+            self.logged: list[torch.Tensor] = []
 
-        def on_train_begin(self, args, state, control, **kwargs):
-            sync()
-            self.last = time.perf_counter()
-
-        def on_step_end(self, args, state, control, **kwargs):
-            sync()
-            now = time.perf_counter()
-            self.seconds.append(now - self.last)
-            self.last = now
-            self.losses.append(loss.last_loss.item())
+        def on_step_end(self, args_, state, control, **kwargs):
+            self.logged.append(loss.last_loss)
+            if state.global_step in (args.warmup, args.warmup + args.steps):
+                sync()
+                now = time.perf_counter()
+                self.started, self.stopped = (now, now) if state.global_step == args.warmup else (self.started, now)
 
     training_args = SentenceTransformerTrainingArguments(
         output_dir=str(directory / "trainer"),
@@ -255,22 +436,27 @@ def st_trainer_steps(model, loss, dataset, args, device, directory: Path) -> tup
     trainer = SentenceTransformerTrainer(
         model=model, args=training_args, train_dataset=dataset, loss=loss, callbacks=[timer]
     )
+    if args.warmup == 0:  # the window starts with training
+        sync()
+        timer.started = time.perf_counter()
     trainer.train()
     optimizer = getattr(trainer.optimizer, "optimizer", trainer.optimizer)  # accelerate wraps it
     settings = optimizer_settings(
         optimizer, training_args.optim, training_args.max_grad_norm, training_args.lr_scheduler_type
     )
-    return timer.seconds, timer.losses, settings
+    losses = torch.stack(timer.logged).double().cpu().tolist()
+    return (timer.stopped - timer.started) / args.steps, losses, settings
 
 
-def st_inner_steps(model, loss, dataset, args, device) -> tuple[list[float], list[float], dict]:
-    """(seconds, loss) of every step of the trainer's inner step, written out from sentence-transformers' and
-    transformers' source for a single process: the DataLoader over the dataset with the trainer's data collator
-    (``model.preprocess``), inputs moved to the device, ``BaseTrainer.collect_features`` (one feature dict per
-    column), the loss under autocast, backward through the gradient scaler, unscale and clip to ``max_grad_norm``,
-    the optimizer step, the learning-rate schedule, zero_grad. Optimizer, clipping and schedule are the defaults of
-    ``SentenceTransformerTrainingArguments``. One difference: accelerate autocasts the model's forward and hands the
-    loss float32 embeddings, while here the loss's (B, B) similarity product runs under autocast too."""
+def st_inner_steps(model, loss, dataset, args, device) -> tuple[float, list[float], dict]:
+    """(mean seconds of the timed steps, losses, optimizer settings) of the trainer's inner step, written out from
+    sentence-transformers' and transformers' source for a single process: the DataLoader over the dataset with the
+    trainer's data collator (``model.preprocess``), inputs moved to the device, ``BaseTrainer.collect_features``
+    (one feature dict per column), the loss under autocast, backward through the gradient scaler, unscale and clip
+    to ``max_grad_norm``, the optimizer step, the learning-rate schedule, zero_grad. Optimizer, clipping and
+    schedule are the defaults of ``SentenceTransformerTrainingArguments``. One difference: accelerate autocasts the
+    model's forward and hands the loss float32 embeddings, while here the loss's (B, B) similarity product runs
+    under autocast too."""
     from sentence_transformers import SentenceTransformerTrainingArguments
     from sentence_transformers.base.trainer import BaseTrainer
     from sentence_transformers.sentence_transformer.data_collator import SentenceTransformerDataCollator
@@ -296,12 +482,10 @@ def st_inner_steps(model, loss, dataset, args, device) -> tuple[list[float], lis
         dataset, batch_size=args.batch, drop_last=True, collate_fn=collator, pin_memory=device.type == "cuda"
     )
     batches = iter(loader)
-    sync = synchronise(device)
-    seconds, losses = [], []
+    logged: list[torch.Tensor] = []
     model.train()
-    for _ in range(total):
-        sync()
-        tick = time.perf_counter()
+
+    def step(_: int) -> None:
         inputs = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in next(batches).items()}
         features, labels = BaseTrainer.collect_features(None, inputs)  # the trainer's split; it reads nothing of self
         with amp.autocast(args.precision, device):
@@ -319,13 +503,13 @@ def st_inner_steps(model, loss, dataset, args, device) -> tuple[list[float], lis
             optimizer.step()
         schedule.step()
         optimizer.zero_grad(set_to_none=True)
-        sync()
-        seconds.append(time.perf_counter() - tick)
-        losses.append(value.item())
+        logged.append(value.detach())
+
+    seconds = timed_window(step, args.warmup, args.steps, device)
     settings = optimizer_settings(
         optimizer, defaults["optim"], defaults["max_grad_norm"], defaults["lr_scheduler_type"]
     )
-    return seconds, losses, settings
+    return seconds, torch.stack(logged).double().cpu().tolist(), settings
 
 
 def st_loop(choice: str) -> str:
@@ -354,8 +538,8 @@ def run_sentence_transformers(args, device: torch.device) -> dict:
         else:
             seconds, losses, settings = st_inner_steps(model, loss, dataset, args, device)
         update = float((watched.detach() - before).norm())
-    if len(seconds) != args.warmup + args.steps:
-        raise RuntimeError(f"{len(seconds)} steps ran, {args.warmup + args.steps} asked for")
+    if len(losses) != args.warmup + args.steps:
+        raise RuntimeError(f"{len(losses)} steps ran, {args.warmup + args.steps} asked for")
     sequences = 2 * args.batch
     tokens = padded_length(tokenizer, texts[: args.batch], args.max_len)
     return {
@@ -369,14 +553,7 @@ def run_sentence_transformers(args, device: torch.device) -> dict:
         "sequences_per_step": sequences,
         "tokens_per_sequence": tokens,
         **step_summary(
-            statistics.median(seconds[args.warmup :]),
-            args.batch,
-            sequences,
-            tokens,
-            bert,
-            device,
-            args.peak_tflops,
-            losses,
+            seconds, args.batch, sequences, flops_per_step(sequences, tokens, bert), device, args.peak_tflops, losses
         ),
         "weight_update_norm": update,
     }
@@ -387,23 +564,64 @@ def run_variant(variant: str, args) -> dict:
     device = torch.device(args.device)
     amp.check(args.precision, device)
     torch.manual_seed(SEED)
+    kind, _, bf16 = parse_variant(variant)
     result = run_sentence_transformers(args, device) if variant == "st_unsup" else run_archive(variant, args, device)
     return {
         "variant": variant,
         "model_size": args.model_size,
-        "max_len": args.max_len,
-        "precision": args.precision,
+        "max_len": args.declutr_max_span + 2 if kind == "declutr" else args.max_len,
+        "precision": "bf16" if bf16 else args.precision,
         "warmup_steps": args.warmup,
         "timed_steps": args.steps,
         **result,
     }
 
 
+CHILD_OPTIONS = (
+    "model_size",
+    "batch",
+    "sup_batch",
+    "max_len",
+    "declutr_batch",
+    "declutr_max_span",
+    "encode_sentences",
+    "precision",
+    "warmup",
+    "steps",
+    "device",
+    "peak_tflops",
+    "st_loop",
+)
+
+
 def child_command(variant: str, args, output: Path) -> list[str]:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", variant, "--child-output", str(output)]
-    for option in ("model_size", "batch", "sup_batch", "max_len", "precision", "warmup", "steps", "device"):
+    for option in CHILD_OPTIONS:
         command += [f"--{option.replace('_', '-')}", str(getattr(args, option))]
-    return command + ["--peak-tflops", str(args.peak_tflops), "--st-loop", args.st_loop]
+    return command
+
+
+def headline(result: dict) -> str:
+    if "ms_per_step" in result:
+        return f"{result['ms_per_step']:.1f} ms/step"
+    return f"{result['ms_per_1000_sentences']:.1f} ms/1000 sentences"
+
+
+def comparisons(results: dict) -> dict:
+    """Each archive variant with speed-ups against its kind's plain step (plain ms / variant ms: above 1 is faster),
+    and the unsupervised step before and after against sentence-transformers' (archive ms / theirs)."""
+    cost = lambda r: r.get("ms_per_step", r.get("ms_per_1000_sentences"))  # noqa: E731
+    out: dict = {"speedup_over_plain": {}}
+    for name, result in results.items():
+        plain = results.get(name.split("+")[0], {})
+        if "+" in name and cost(result) and cost(plain):
+            out["speedup_over_plain"][name] = round(cost(plain) / cost(result), 3)
+    st = results.get("st_unsup", {}).get("ms_per_step")
+    for name in ("archive_unsup", "archive_unsup+all", "archive_unsup+all+bf16"):
+        mine = results.get(name, {}).get("ms_per_step")
+        if st and mine:
+            out[f"{name}_over_st_unsup_ms"] = round(mine / st, 3)
+    return out
 
 
 def versions() -> dict:
@@ -420,21 +638,18 @@ def summary_of(args, results: dict) -> dict:
     from sentemb.runs.provenance import collect
 
     provenance = collect(torch.device(args.device))
-    settings = {key: getattr(args, key) for key in ("model_size", "batch", "sup_batch", "max_len", "precision")}
+    settings = {key: getattr(args, key) for key in CHILD_OPTIONS if key not in ("device", "peak_tflops", "st_loop")}
     out = {
         "device": provenance["device"],
         "torch_threads": provenance["torch_threads"],
         "commit": provenance["commit"],
         "python": provenance["python"],
         "packages": versions(),
-        "settings": {**settings, "warmup_steps": args.warmup, "timed_steps": args.steps, "st_loop": args.st_loop},
+        "settings": {**settings, "st_loop": args.st_loop, "budget_s": args.budget_s},
         "peak_tflops": args.peak_tflops,
         "variants": results,
     }
-    archive, st = results.get("archive_unsup", {}), results.get("st_unsup", {})
-    if "ms_per_step" in archive and "ms_per_step" in st:
-        out["archive_unsup_over_st_unsup_ms"] = round(archive["ms_per_step"] / st["ms_per_step"], 3)
-    return out
+    return {**out, **comparisons(results)}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -442,11 +657,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--model-size", choices=tuple(SHAPES), default="base")
     parser.add_argument("--batch", type=int, default=64, help="unsup. and SimCSE++ rows per step")
     parser.add_argument("--sup-batch", type=int, default=512, help="supervised SimCSE's NLI triples per step")
-    parser.add_argument("--max-len", type=int, default=32)
+    parser.add_argument("--max-len", type=int, default=32, help="the sentence kinds' maximum length")
+    parser.add_argument("--declutr-batch", type=int, default=16, help="DeCLUTR's documents per step")
+    parser.add_argument("--declutr-max-span", type=int, default=512, help="DeCLUTR's longest span (l_max)")
+    parser.add_argument("--encode-sentences", type=int, default=3000, help="archive_encode's sentences (STS-B dev)")
     parser.add_argument("--precision", choices=amp.PRECISIONS, default=None, help="default: fp16 on CUDA, fp32 on CPU")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first")
-    parser.add_argument("--steps", type=int, default=20, help="timed steps (their median is reported)")
-    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
+    parser.add_argument("--steps", type=int, default=20, help="timed steps in a row (their mean is reported)")
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        default=list(DEFAULT_VARIANTS),
+        help="st_unsup, or archive_<kind>[+modifier...] (see above; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--budget-s", type=float, default=0, help="do not start a variant after this many seconds (0: no limit)"
+    )
     parser.add_argument("--peak-tflops", type=float, default=989.0, help="the GPU's dense peak at this precision")
     parser.add_argument(
         "--st-loop",
@@ -462,7 +688,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="run every variant in this process (a quick check of the code paths; timings need one process each)",
     )
-    parser.add_argument("--child", choices=VARIANTS, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-output", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.device is None:
@@ -471,6 +697,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.precision = "fp16" if torch.device(args.device).type == "cuda" else "fp32"
     if args.steps < 1 or args.warmup < 0:
         parser.error("--steps must be at least 1 and --warmup at least 0")
+    for variant in [*args.variants, *([args.child] if args.child else [])]:
+        try:
+            parse_variant(variant)
+        except ValueError as exc:
+            parser.error(str(exc))
     return args
 
 
@@ -484,19 +715,24 @@ def main(argv: list[str] | None = None) -> int:
         results = {variant: run_variant(variant, args) for variant in args.variants}
         emit(summary_of(args, results), args.output)
         return 0
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        for variant in args.variants:
-            output = Path(tmp) / f"{variant}.json"
+        for index, variant in enumerate(args.variants):
+            if args.budget_s and time.perf_counter() - started > args.budget_s:
+                results[variant] = {"variant": variant, "not_run": f"the {args.budget_s:.0f} s budget was spent"}
+                print(f"{variant}: not run (budget spent)", file=sys.stderr, flush=True)
+                continue
+            output = Path(tmp) / f"variant{index}.json"
             done = subprocess.run(child_command(variant, args, output), capture_output=True, text=True)
             if done.returncode == 0:
                 results[variant] = json.loads(output.read_text())
-                print(f"{variant}: {results[variant]['ms_per_step']:.1f} ms/step", file=sys.stderr, flush=True)
+                print(f"{variant}: {headline(results[variant])}", file=sys.stderr, flush=True)
             else:
                 sys.stderr.write(done.stdout + done.stderr)
                 results[variant] = {"variant": variant, "error": f"exit {done.returncode}: {done.stderr[-2000:]}"}
                 print(f"{variant}: FAILED (exit {done.returncode})", file=sys.stderr, flush=True)
     emit(summary_of(args, results), args.output)
-    return 0 if all("error" not in result for result in results.values()) else 1
+    return 0 if all("error" not in result for result in results.values()) else 1  # not run for the budget: 0
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
     python benchmarks/gpu_plan.py configs   # the step configurations of the five full grids -> gpu_plan_configs.json
     python benchmarks/bench_gpu_full_steps.py benchmarks/results/gpu_plan_configs.json --out ...  # on a GPU
     python benchmarks/gpu_plan.py table     # the plan from the measured seconds per step -> gpu_plan.csv + markdown
+    python benchmarks/gpu_plan.py table --scale-by benchmarks/results/vs_sentence_transformers_<gpu>.json
+        # the plan with the speed-ups -> gpu_plan_speedups.csv (each step scaled as the closest measured kind's)
 
 How the hours are derived (no number here is a paper's):
 - **Training**: every training run of a paper's full grid (``--extended`` rows included: the full profile runs every
@@ -21,6 +23,11 @@ How the hours are derived (no number here is a paper's):
 - **DeCLUTR**: its spans change length every step, and in one process the configurations measured first ran up to
   2.3x slower than the same step measured last (allocator and kernel choices settling); its times were re-measured
   with 10 warm-up steps (``gpu_full_steps_h100_declutr.json``) and are still an upper bound.
+- **With the speed-ups** (``--scale-by``, issue 49): each configuration's measured seconds times the ratio
+  ``bench_vs_sentence_transformers.py`` measured for the closest kind of step, with speed-ups (``--variant``, default
+  ``+all``) over without: ``simcse_sup`` as ``sup``, ``simcse_pp`` as ``simcsepp``, ``declutr`` as ``declutr``, every
+  other objective (one or two sentence views, Barlow Twins, VICReg, TNCSE) as ``unsup``. A scaled estimate, not a
+  re-measurement of every configuration; the CSV names the kind each paper's hours were scaled by.
 - **Check**: SimCSE++ Table 6 reports 1 h 50 min for one epoch of SimCSE (BERT-base) and 1 h 59 min for SimCSE++,
   hardware not stated; the plan's ratio of the two is compared with the paper's (1.08).
 """
@@ -101,9 +108,34 @@ def cmd_configs(args) -> int:
     return 0
 
 
+SCALED_AS = {"simcse_sup": "sup", "simcse_pp": "simcsepp", "declutr": "declutr"}  # objective -> kind; else unsup
+
+
+def speedup_ratios(path: str, variant: str) -> tuple[dict[str, float], dict]:
+    """{kind: ms with the speed-ups / ms without} from a bench_vs_sentence_transformers.py summary, and the
+    archive/sentence-transformers ratios of its unsupervised step (before, after)."""
+    summary = json.loads(Path(path).read_text())
+    variants, ratios = summary["variants"], {}
+    for kind in ("unsup", "sup", "simcsepp", "declutr"):
+        plain, fast = variants.get(f"archive_{kind}", {}), variants.get(f"archive_{kind}{variant}", {})
+        if "ms_per_step" in plain and "ms_per_step" in fast:
+            ratios[kind] = fast["ms_per_step"] / plain["ms_per_step"]
+    if "unsup" not in ratios:
+        raise SystemExit(f"{path} has no archive_unsup and archive_unsup{variant} step times to scale by")
+    st = variants.get("st_unsup", {}).get("ms_per_step")
+    against_st = {
+        "st_unsup_ms": st,
+        "archive_over_st_before": round(variants["archive_unsup"]["ms_per_step"] / st, 3) if st else None,
+        "archive_over_st_after": round(variants[f"archive_unsup{variant}"]["ms_per_step"] / st, 3) if st else None,
+        "device": summary["device"],
+    }
+    return ratios, against_st
+
+
 def cmd_table(args) -> int:
     from sentemb.objectives.registry import objective_class
 
+    ratios, against_st = speedup_ratios(args.scale_by, args.variant) if args.scale_by else ({}, {})
     per_step, devices = {}, set()
     for path in args.steps:  # a later file's measurement of a configuration replaces an earlier one's
         measured = json.loads(Path(path).read_text())
@@ -124,6 +156,10 @@ def cmd_table(args) -> int:
             if not isinstance(seconds, (int, float)):
                 missing.add(f"{cost_key(spec)}: {seconds or 'not measured'}")
                 continue
+            if ratios:
+                kind = SCALED_AS.get(spec.objective, "unsup")
+                seconds *= ratios.get(kind, ratios["unsup"])
+                total[f"scaled as {kind if kind in ratios else 'unsup'}"] += 1
             cls = objective_class(spec.objective)
             sequences = spec.batch_size * cls.sequences_per_row
             per_sequence_forward = seconds / sequences / 3
@@ -150,7 +186,13 @@ def cmd_table(args) -> int:
                 "a100_gpu_h_range": f"{gpu_h * A100_RANGE[0]:.0f}-{gpu_h * A100_RANGE[1]:.0f}",
             }
         )
-    out = RESULTS / "gpu_plan.csv"
+        if ratios:
+            scaled = sorted(key.removeprefix("scaled as ") for key in total if key.startswith("scaled as "))
+            rows[-1]["scaled_as"] = "+".join(scaled)
+            rows[-1]["scale"] = "; ".join(f"{kind} x{ratios.get(kind, ratios['unsup']):.3f}" for kind in scaled)
+            rows[-1]["archive_over_st_unsup_before"] = against_st["archive_over_st_before"]
+            rows[-1]["archive_over_st_unsup_after"] = against_st["archive_over_st_after"]
+    out = RESULTS / ("gpu_plan_speedups.csv" if ratios else "gpu_plan.csv")
     with out.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -172,6 +214,14 @@ def cmd_table(args) -> int:
         f"| all | {sum(r['runs'] for r in rows)} | {sum(r['steps'] for r in rows):,} | "
         f"{sum(r['sentences_seen'] for r in rows):,} | {all_h:.1f} | {all_h * A100_FACTOR:.0f} |"
     )
+    if ratios:
+        print(
+            f"\nWith the speed-ups ({args.variant}), each step scaled by its kind's measured ratio on "
+            f"{against_st['device']}: "
+            + ", ".join(f"{kind} x{ratio:.3f}" for kind, ratio in ratios.items())
+            + f". The unsupervised SimCSE step against sentence-transformers' (archive ms / theirs): "
+            f"{against_st['archive_over_st_before']} before, {against_st['archive_over_st_after']} after."
+        )
     simcse = [m for k, m in ratio_check.items() if " simcse_unsup " in k]
     pp = [m for k, m in ratio_check.items() if "negatives=off_dropout" in k and "dcl_weight=on" in k]
     if simcse and pp:
@@ -198,6 +248,12 @@ def main() -> int:
         help="bench_gpu_full_steps.py's JSON files, later ones replacing earlier ones' configurations "
         "(default: the committed H100 measurements; DeCLUTR's were re-measured with 10 warm-up steps)",
     )
+    p.add_argument(
+        "--scale-by",
+        default=None,
+        help="a bench_vs_sentence_transformers.py summary: the plan with its speed-ups (gpu_plan_speedups.csv)",
+    )
+    p.add_argument("--variant", default="+all", help="the speed-ups' variant suffix in that summary (default +all)")
     p.set_defaults(func=cmd_table)
     args = parser.parse_args()
     return args.func(args)

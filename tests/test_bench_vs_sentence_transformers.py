@@ -1,5 +1,6 @@
-"""benchmarks/bench_vs_sentence_transformers.py at tiny scale on a CPU: every variant runs in its own process and
-reports real steps, the archive's and sentence-transformers' unsupervised steps are measured alike, and both train."""
+"""benchmarks/bench_vs_sentence_transformers.py at tiny scale on a CPU: every kind of variant reports real steps, the
+archive's and sentence-transformers' unsupervised steps are measured alike, both train, the speed-ups change the
+step's settings and not its first loss, and gpu_plan.py scales the plan by the ratios."""
 
 import importlib.util
 import json
@@ -10,7 +11,17 @@ import pytest
 from sentemb import settings
 
 SCRIPT = settings.REPO_ROOT / "benchmarks" / "bench_vs_sentence_transformers.py"
-BATCH, SUP_BATCH, MAX_LEN = 4, 8, 16
+BATCH, SUP_BATCH, MAX_LEN, DECLUTR_BATCH, SPAN = 4, 8, 16, 2, 16
+VARIANTS = [
+    "archive_unsup",
+    "st_unsup",
+    "archive_unsup+all",
+    "archive_sup",
+    "archive_simcsepp",
+    "archive_declutr",
+    "archive_declutr+all",
+    "archive_encode+eval_batch=512",
+]
 TINY_LAYERS, TINY_HIDDEN, TINY_INTERMEDIATE = 2, 64, 128
 
 
@@ -26,6 +37,7 @@ def tiny_flops_per_step(sequences: int) -> int:
 @pytest.mark.slow
 def test_every_variant_times_real_steps_and_both_unsupervised_steps_train(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("SENTEMB_COMPILE_BACKEND", "aot_eager")  # compile's graph capture, without codegen
     monkeypatch.syspath_prepend(str(SCRIPT.parent))  # the script imports its folder's modules
     loader = importlib.util.spec_from_file_location("bench_vs_sentence_transformers", SCRIPT)
     script = importlib.util.module_from_spec(loader)
@@ -33,11 +45,27 @@ def test_every_variant_times_real_steps_and_both_unsupervised_steps_train(tmp_pa
     output = tmp_path / "summary.json"
     argv = ["--device", "cpu", "--model-size", "tiny", "--batch", str(BATCH), "--sup-batch", str(SUP_BATCH)]
     argv += ["--max-len", str(MAX_LEN), "--warmup", "1", "--steps", "2", "--output", str(output)]
-    assert script.main([*argv, "--same-process"]) == 0  # in this process: a measurement runs one process a variant
+    argv += ["--declutr-batch", str(DECLUTR_BATCH), "--declutr-max-span", str(SPAN), "--encode-sentences", "40"]
+    with pytest.raises(SystemExit):
+        script.parse_args([*argv, "--variants", "archive_unsup+fused"])  # an unknown speed-up is refused
+    assert script.main([*argv, "--same-process", "--variants", *VARIANTS]) == 0  # a measurement: a process each
     summary = json.loads(output.read_text())
     variants = summary["variants"]
-    assert list(variants) == ["archive_unsup", "st_unsup", "archive_sup", "archive_simcsepp"]
+    assert list(variants) == VARIANTS
     assert summary["device"].startswith("cpu") and summary["packages"]["sentence-transformers"]
+    encode = variants.pop("archive_encode+eval_batch=512")
+    assert encode["sentences"] == 40 and encode["eval_batch"] == 512 and encode["ms_per_1000_sentences"] > 0
+    declutr, fast_declutr = variants.pop("archive_declutr"), variants.pop("archive_declutr+all")
+    assert [p["sequences"] for p in declutr["passes"]] == [2 * DECLUTR_BATCH, 4 * DECLUTR_BATCH]  # anchors, positives
+    assert all(p["padded_length"] <= SPAN + 2 for p in declutr["passes"])
+    assert fast_declutr["speedups"] == ["fused_adamw", "sync_free", "compile", "pad_multiple=64"]
+    assert fast_declutr["first_loss"] == pytest.approx(declutr["first_loss"], rel=0.05)  # dropout masks differ
+    fast = variants.pop("archive_unsup+all")
+    assert (
+        fast["speedups"] == ["fused_adamw", "sync_free", "compile", "pad_multiple=8"] and "(fused)" in fast["optimizer"]
+    )
+    assert set(summary["speedup_over_plain"]) == {"archive_unsup+all", "archive_declutr+all"}
+    assert summary["archive_unsup_over_st_unsup_ms"] > 0 and summary["archive_unsup+all_over_st_unsup_ms"] > 0
 
     for name, result in variants.items():
         assert result["variant"] == name and result["precision"] == "fp32" and result["max_len"] == MAX_LEN
@@ -49,6 +77,7 @@ def test_every_variant_times_real_steps_and_both_unsupervised_steps_train(tmp_pa
         assert result["weight_update_norm"] > 0  # the optimizer moved the first layer's query weights
 
     archive, st = variants["archive_unsup"], variants["st_unsup"]
+    assert archive["speedups"] == [] and "clipped at norm 1.0" in archive["optimizer"]
     same = ("model_size", "batch", "max_len", "precision", "warmup_steps", "timed_steps", "sequences_per_step")
     assert {key: archive[key] for key in same} == {key: st[key] for key in same}
     assert (archive["batch"], archive["sequences_per_step"], archive["tokens_per_sequence"]) == (BATCH, 8, MAX_LEN)
@@ -69,3 +98,11 @@ def test_every_variant_times_real_steps_and_both_unsupervised_steps_train(tmp_pa
     simcse_pp = variants["archive_simcsepp"]
     assert simcse_pp["objective_params"]["negatives"] == "off_dropout" and simcse_pp["objective_params"]["dcl_weight"]
     assert simcse_pp["sequences_per_step"] == 3 * BATCH  # two dropout views and the off-dropout pass
+
+    plan = importlib.util.spec_from_file_location("gpu_plan", SCRIPT.parent / "gpu_plan.py")
+    gpu_plan = importlib.util.module_from_spec(plan)
+    plan.loader.exec_module(gpu_plan)
+    ratios, against_st = gpu_plan.speedup_ratios(str(output), "+all")
+    assert set(ratios) == {"unsup", "declutr"}  # the kinds measured with and without
+    assert ratios["unsup"] == pytest.approx(fast["ms_per_step"] / archive["ms_per_step"])
+    assert against_st["archive_over_st_after"] == summary["archive_unsup+all_over_st_unsup_ms"]

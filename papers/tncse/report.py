@@ -208,7 +208,8 @@ def table2(derived_records: dict[str, dict]) -> pd.DataFrame:
                     "derived_id": d["derived_id"],
                 }
             )
-    return pd.DataFrame(rows)
+    columns = ["method", "task", "paper_row", "main_metric", "value", "run_id", "derived_id"]
+    return pd.DataFrame(rows, columns=columns)  # the header even when no MTEB record exists (smoke)
 
 
 def table2_summary(t2: pd.DataFrame) -> pd.DataFrame:

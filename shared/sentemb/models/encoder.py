@@ -46,6 +46,8 @@ class SentenceEncoder(nn.Module):
         self.pooler = pooler
         self.name = name
         self.truncated_sentences = 0
+        #: training batches are padded to a multiple of this many tokens (1: to the longest; ``sentemb.train.speedups``)
+        self.pad_multiple = 1
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -123,10 +125,39 @@ class SentenceEncoder(nn.Module):
         return rep, out.pooler_output
 
     def tokenize(self, sentences: list[str], max_length: int | None) -> dict[str, torch.Tensor]:
-        batch = self.tokenizer(
-            sentences, padding=True, truncation=max_length is not None, max_length=max_length, return_tensors="pt"
+        """A training batch on the device: ``sentences`` cut to ``max_length`` tokens, padded to the longest
+        (:meth:`cpu_batch`), then to :meth:`padded_length` (:meth:`to_device`)."""
+        return self.to_device(self.cpu_batch(sentences, max_length), max_length)
+
+    def cpu_batch(self, sentences: list[str], max_length: int | None) -> dict[str, torch.Tensor]:
+        """The tokenizer's batch of ``sentences`` on the CPU, cut to ``max_length`` tokens, padded to the longest."""
+        return dict(
+            self.tokenizer(
+                sentences, padding=True, truncation=max_length is not None, max_length=max_length, return_tensors="pt"
+            )
         )
-        return {k: v.to(self.device) for k, v in batch.items()}
+
+    def padded_length(self, longest: int, max_length: int | None) -> int:
+        """The length a batch whose longest sequence has ``longest`` tokens is padded to: ``longest`` rounded up to a
+        multiple of :attr:`pad_multiple`, but not past ``max_length`` (nor the position limit) unless ``longest``
+        already is."""
+        rounded = -(-longest // self.pad_multiple) * self.pad_multiple
+        cap = min(max_length or self.max_positions, self.max_positions)
+        return max(longest, min(rounded, cap))
+
+    def to_device(self, batch: dict[str, torch.Tensor], max_length: int | None) -> dict[str, torch.Tensor]:
+        """A CPU batch padded to the longest, on the device, with further padding columns up to
+        :meth:`padded_length` (none while :attr:`pad_multiple` is 1): the padding id, attention mask 0, token type 0,
+        MLM label -100. Masking drawn before this step draws the same masks whatever the multiple."""
+        length = batch["input_ids"].shape[1]
+        extra = self.padded_length(length, max_length) - length
+        fill = {"input_ids": self.tokenizer.pad_token_id, "labels": -100}
+        out = {}
+        for key, value in batch.items():
+            if extra > 0:
+                value = torch.nn.functional.pad(value, (0, extra), value=fill.get(key, 0))
+            out[key] = value.to(self.device)
+        return out
 
     def _token_lengths(self, sentences: list[str]) -> list[int]:
         return [len(ids) for ids in self.tokenizer(sentences, add_special_tokens=True)["input_ids"]]

@@ -368,7 +368,7 @@ class DeCLUTR(TrainingObjective):
             raise ConfigError(f"max_len {self.max_len} leaves no room for a span between the special tokens")
         ids = [[cls, *span[:room], sep] for span in spans]
         batch = tokenizer.pad({"input_ids": ids}, return_tensors="pt")
-        return {k: v.to(self.encoder.device) for k, v in batch.items() if k in ("input_ids", "attention_mask")}
+        return {k: v for k, v in batch.items() if k in ("input_ids", "attention_mask")}
 
     def forward(self, rows: Sequence[TokenisedDocument], rng: random.Random) -> torch.Tensor:
         anchors, positives = self.sample_spans(rows, rng)
@@ -377,21 +377,23 @@ class DeCLUTR(TrainingObjective):
         if self.mlm_loss is not None:  # the masked anchors serve both terms (official code)
             tokenizer = self.encoder.tokenizer
             generator = torch.Generator().manual_seed(rng.getrandbits(63))
-            masked, labels = mask_tokens_for_mlm(
-                anchor_inputs["input_ids"].cpu(),
+            anchor_inputs["input_ids"], anchor_inputs["labels"] = mask_tokens_for_mlm(
+                anchor_inputs["input_ids"],
                 mask_token_id=tokenizer.mask_token_id,
                 vocab_size=len(tokenizer),
                 special_token_ids=set(tokenizer.all_special_ids),
                 generator=generator,
             )
-            anchor_inputs["input_ids"] = masked.to(self.encoder.device)
+            anchor_inputs = self.encoder.to_device(anchor_inputs, self.max_len)
+            labels = anchor_inputs.pop("labels")
             anchor_embeddings, token_states = self.encoder.forward_with_last_hidden_state(**anchor_inputs)
-            loss = loss + self.mlm_weight * self.mlm_loss(token_states, labels.to(self.encoder.device))
+            loss = loss + self.mlm_weight * self.mlm_loss(token_states, labels)
         else:
-            anchor_embeddings = self.encoder(**anchor_inputs, training=True)
+            anchor_embeddings = self.encoder(**self.encoder.to_device(anchor_inputs, self.max_len), training=True)
         if self.contrastive:
             flat = [span for spans in positives for span in spans]  # anchor-major: anchor 0's P, anchor 1's P, ...
-            positive_embeddings = self.projection(self.encoder(**self._inputs(flat), training=True))
+            flat_inputs = self.encoder.to_device(self._inputs(flat), self.max_len)
+            positive_embeddings = self.projection(self.encoder(**flat_inputs, training=True))
             positive_embeddings = positive_embeddings.view(len(anchors), self.num_positives, -1)
             loss = loss + self.contrastive_loss(
                 *self.global_batch(self.projection(anchor_embeddings), positive_embeddings)

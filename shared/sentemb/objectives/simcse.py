@@ -129,17 +129,18 @@ class SimCSEBase(TrainingObjective):
         if self.mlm_loss is None:
             return torch.zeros((), device=self.encoder.device)
         tokenizer = self.encoder.tokenizer
-        inputs = self.encoder.tokenize(list(sentences), self.max_len)
-        masked, labels = mask_tokens_for_mlm(
-            inputs["input_ids"].cpu(),
+        inputs = self.encoder.cpu_batch(list(sentences), self.max_len)
+        inputs["input_ids"], inputs["labels"] = mask_tokens_for_mlm(
+            inputs["input_ids"],
             mask_token_id=tokenizer.mask_token_id,
             vocab_size=len(tokenizer),
             special_token_ids=set(tokenizer.all_special_ids),
             generator=torch.Generator().manual_seed(rng.getrandbits(63)),
         )
-        inputs["input_ids"] = masked.to(self.encoder.device)
+        inputs = self.encoder.to_device(inputs, self.max_len)
+        labels = inputs.pop("labels")
         _, token_states = self.encoder.forward_with_last_hidden_state(**inputs)
-        return self.mlm_weight * self.mlm_loss(token_states, labels.to(self.encoder.device))
+        return self.mlm_weight * self.mlm_loss(token_states, labels)
 
     def embed(self, sentences: Sequence[str]) -> torch.Tensor:
         z = super().embed(sentences)

@@ -36,9 +36,10 @@ from sentemb.profiles import get_profile
 from sentemb.runs import events, provenance, store
 from sentemb.runs.recorded import recorded
 from sentemb.spec import RunSpec
+from sentemb.train import speedups as speedups_of
 from sentemb.train.loop import prepare_objective, train
 
-ENCODE_BATCH = 64
+ENCODE_BATCH = 64  # the plain path's evaluation batch (``eval_batch`` of sentemb.train.speedups changes it)
 
 
 class NotRun(SentembError):
@@ -50,7 +51,7 @@ def _training_rows(spec: RunSpec) -> list:
     return load_rows(objective_class(spec.objective).rows, "synthetic" if spec.synthetic_data else spec.train_data)
 
 
-def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
+def _dev_evaluator(spec: RunSpec, stsb, progress: bool, batch_size: int = ENCODE_BATCH):
     dev = stsb.parts["dev"]
     sentences = dev.sentences()
     unique = list(dict.fromkeys(sentences))
@@ -68,9 +69,7 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
 
     def evaluate_dev(encoder: SentenceEncoder | SummedEncoders, step: int) -> dict:
         def encode(s):
-            return encoder.encode(
-                s, batch_size=ENCODE_BATCH, progress=progress and "STS-B dev", precision=spec.precision
-            )
+            return encoder.encode(s, batch_size=batch_size, progress=progress and "STS-B dev", precision=spec.precision)
 
         vectors = cached_encode(identity, unique, encode) if step == 0 else encode(unique)
         lookup = dict(zip(unique, vectors))
@@ -84,7 +83,9 @@ def _dev_evaluator(spec: RunSpec, stsb, progress: bool):
     return evaluate_dev
 
 
-def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, progress: bool) -> tuple[dict, dict]:
+def _final_evaluation(
+    spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, progress: bool, batch_size: int = ENCODE_BATCH
+) -> tuple[dict, dict]:
     """STS (and any further groups of ``final_eval``) and the STS-B analyses, from one encoding pass. The ``declutr``
     group adds DeCLUTR's STS protocol (original SentEval: STS12-16 "mean", a regressor for STS-B and SICK-R) as
     ``metrics["sts_senteval"]``, next to SimCSE's."""
@@ -95,7 +96,7 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, 
     splits = tuple(dict.fromkeys(("dev", "test") + tuple(spec.analysis_splits)))
     results, lookup = evaluate_model(
         lambda s: encoder.encode(
-            s, batch_size=ENCODE_BATCH, progress=progress and "final evaluation", precision=spec.eval_precision
+            s, batch_size=batch_size, progress=progress and "final evaluation", precision=spec.eval_precision
         ),
         groups,
         sts_splits=splits,
@@ -103,7 +104,7 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, 
         synthetic=spec.synthetic_data,
         mteb_model=encoder,
         extra_sentences=extra,
-        batch_size=ENCODE_BATCH,
+        batch_size=batch_size,
         precision=spec.eval_precision,
         sts_protocols=("simcse", "senteval") if "declutr" in groups else ("simcse",),
     )
@@ -118,16 +119,19 @@ def _final_evaluation(spec: RunSpec, encoder: SentenceEncoder | SummedEncoders, 
 
 
 def _train(spec: RunSpec, rows: list, stsb, device: torch.device, progress: bool):
-    """(objective, outcome): the spec's objective around its initial encoders, trained by the loop."""
+    """(objective, outcome): the spec's objective around its initial encoders, trained by the loop with the
+    device's speed-ups (``$SENTEMB_SPEEDUPS``)."""
     objective = prepare_objective(spec, *initial_encoders(spec, device, progress))
+    speedups = speedups_of.for_device(device)
     outcome = train(
         objective,
         spec,
         rows,
-        _dev_evaluator(spec, stsb, progress),
+        _dev_evaluator(spec, stsb, progress, speedups.eval_batch),
         settings.checkpoints_root() / spec.run_id,
         progress=progress,
         save_state_every_s=settings.state_every_s(),
+        speedups=speedups,
     )
     return objective, outcome
 
@@ -284,6 +288,9 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
 def _run_main(spec: RunSpec, progress: bool, device: torch.device) -> dict:
     started = time.perf_counter()
     prov = {**provenance.collect(device), "processes": distributed.world_size()}
+    speedups = speedups_of.for_device(device)
+    if speedups.names():  # absent from the plain path's records, so theirs are as before
+        prov["speedups"] = speedups.names()
     with track_reads() as data_hashes:
         stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
         training = None
@@ -313,7 +320,7 @@ def _run_main(spec: RunSpec, progress: bool, device: torch.device) -> dict:
                 "checkpoint": str(outcome.best_dir),
             }
         eval_started = time.perf_counter()
-        metrics, analysis = _final_evaluation(spec, encoder, progress)
+        metrics, analysis = _final_evaluation(spec, encoder, progress, speedups.eval_batch)
         eval_seconds = time.perf_counter() - eval_started
     total = time.perf_counter() - started
     record = {

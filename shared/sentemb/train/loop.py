@@ -13,6 +13,10 @@ its text augmentations from a generator seeded by (seed, step); ``state.pt`` (:c
 an evaluation once ``save_state_every_s`` seconds have passed since the last write, and after the last step, so an
 interrupted run continues from its last saved evaluation (the executor deletes it once the record is written).
 
+Speed-ups (:mod:`sentemb.train.speedups`, off unless asked for) change how fast, not what: fused AdamW, no host
+synchronisation inside a step (the logged losses are then read and checked at the next evaluation), compiled
+layers, padding to a multiple of N tokens.
+
 Under ``torchrun`` (:mod:`sentemb.distributed`) every rank runs the same loop on its share of the global batch, the
 objective wrapped in DDP; the logged loss is the ranks' mean, and rank 0 alone evaluates, keeps the best weights and
 writes ``state.pt`` (with every rank's random states) and ``best/``.
@@ -42,6 +46,7 @@ from sentemb.objectives.registry import build_objective
 from sentemb.progress import progress as progress_bar
 from sentemb.selection import worst_if_nan
 from sentemb.spec import RunSpec
+from sentemb.train.speedups import Speedups, apply_to_encoders
 
 DevEvaluator = Callable[[SentenceEncoder, int], dict]
 #: Where the training phase's seconds go (each a key of ``seconds`` in the outcome and the record, with ``total``).
@@ -189,12 +194,13 @@ class Optimization:
     grad_clip: float  # the maximum gradient norm; 0: no clipping (TNCSE's code)
 
     @classmethod
-    def for_spec(cls, objective: TrainingObjective, spec: RunSpec) -> Optimization:
+    def for_spec(cls, objective: TrainingObjective, spec: RunSpec, speedups: Speedups = Speedups()) -> Optimization:
         device = objective.encoder.device
         amp.check(spec.precision, device)
         scaler = amp.grad_scaler(spec.precision, device)
         parameters = list(objective.parameters())
-        optimizer = torch.optim.AdamW(parameters, lr=spec.lr, weight_decay=spec.weight_decay)
+        fused = {"fused": True} if speedups.fused_adamw else {}
+        optimizer = torch.optim.AdamW(parameters, lr=spec.lr, weight_decay=spec.weight_decay, **fused)
         scheduler = torch.optim.lr_scheduler.LambdaLR(
             optimizer, _schedule(spec.lr_schedule, spec.warmup_steps, spec.steps)
         )
@@ -354,22 +360,50 @@ def _first_state(spec: RunSpec, objective: TrainingObjective, evaluate_dev: DevE
     return state
 
 
-def _training_step(
-    model: torch.nn.Module, batch: list, rng: random.Random, optimization: Optimization, spec: RunSpec, step: int
-) -> float:
-    """The loss of one batch, its mean over the ranks (the logged loss: a loss that is not finite stops every rank
-    before it updates the weights) and the optimizer step."""
+def _diverged(spec: RunSpec, value: float, step: int, stopped_at: int | None = None) -> TrainingDiverged:
+    where = (
+        "the run stopped before updating its weights with it"
+        if stopped_at is None
+        else f"the run (sync_free: losses checked at evaluations) stopped at step {stopped_at}, before evaluating "
+        "or saving anything"
+    )
+    return TrainingDiverged(
+        f"run {spec.run_id} ({spec.objective}, {dict(spec.objective_params)}): the loss is {value} at step "
+        f"{step}; {where}. Lower the learning rate or change the objective's parameters."
+    )
+
+
+def training_step(
+    model: torch.nn.Module,
+    batch: list,
+    rng: random.Random,
+    optimization: Optimization,
+    spec: RunSpec,
+    step: int,
+    check: bool = True,
+) -> torch.Tensor:
+    """The loss of one batch, its mean over the ranks (the logged loss, returned detached on the device) and the
+    optimizer step. With ``check`` a loss that is not finite stops every rank before it updates the weights (a host
+    synchronisation); without, the caller checks the logged losses later (:func:`checked_losses`)."""
     with optimization.autocast():
         loss = model(batch, rng)
     logged = distributed.mean_over_ranks(loss.detach())
-    if not torch.isfinite(logged):
-        raise TrainingDiverged(
-            f"run {spec.run_id} ({spec.objective}, {dict(spec.objective_params)}): the loss is "
-            f"{float(logged)} at step {step + 1}; the run stopped before updating its weights "
-            "with it. Lower the learning rate or change the objective's parameters."
-        )
+    if check and not torch.isfinite(logged):
+        raise _diverged(spec, float(logged), step + 1)
     optimization.step(loss)
-    return float(logged)
+    return logged
+
+
+def checked_losses(pending: list[torch.Tensor], spec: RunSpec, done: int) -> list[float]:
+    """The logged losses of the steps up to ``done`` not yet read (``sync_free``), as floats, in one host
+    synchronisation; TrainingDiverged naming the first step whose loss is not finite."""
+    if not pending:
+        return []
+    values = torch.stack(pending).double().cpu().tolist()
+    for offset, value in enumerate(values):
+        if not np.isfinite(value):
+            raise _diverged(spec, value, done - len(values) + offset + 1, stopped_at=done)
+    return values
 
 
 def _ddp(objective: TrainingObjective, world: int) -> torch.nn.Module:
@@ -414,10 +448,11 @@ def train(
     checkpoint_dir: Path,
     progress: bool = True,
     save_state_every_s: float = 300.0,
+    speedups: Speedups = Speedups(),
 ) -> TrainOutcome:
     """Train ``objective`` on the rows it selects from ``rows`` as ``spec`` says, resuming from
     ``checkpoint_dir/state.pt`` when it holds this run's state; the kept weights' encoder goes to
-    ``checkpoint_dir/best``."""
+    ``checkpoint_dir/best``. ``speedups`` (:mod:`sentemb.train.speedups`) change how fast, not what."""
     phase_started = time.perf_counter()
     rows = objective.select_rows(rows)
     rank, world, main = distributed.rank(), distributed.world_size(), distributed.is_main()
@@ -425,7 +460,8 @@ def train(
         raise SentembError(f"batch_size {spec.batch_size} (the global batch) does not divide over {world} processes")
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     state_path, best_dir = checkpoint_dir / "state.pt", checkpoint_dir / "best"
-    optimization = Optimization.for_spec(objective, spec)
+    apply_to_encoders(objective, speedups)
+    optimization = Optimization.for_spec(objective, spec, speedups)
     state = TrainingState.load(state_path, spec.run_id, objective, optimization) or _first_state(
         spec, objective, evaluate_dev, rank
     )
@@ -433,6 +469,7 @@ def train(
     model = _ddp(objective, world)
     trajectory_every = spec.trajectory_every or spec.eval_every
     last_state_write = time.perf_counter()
+    pending: list[torch.Tensor] = []  # sync_free: the logged losses not yet read
     objective.train()
     bar = progress_bar(
         range(state.step, spec.steps),
@@ -448,11 +485,18 @@ def train(
                 batch = distributed.shard(batch, world, rank)
             rng = step_rng(spec.seed, step, rank)
         with timed(state.seconds, "steps"):
-            state.losses.append(_training_step(model, batch, rng, optimization, spec, step))
+            logged = training_step(model, batch, rng, optimization, spec, step, check=not speedups.sync_free)
+            if speedups.sync_free:
+                pending.append(logged)
+            else:
+                state.losses.append(float(logged))
         state.step = done = step + 1
         evaluation = done % spec.eval_every == 0 or done == spec.steps
         if not evaluation and done % trajectory_every != 0:
             continue
+        with timed(state.seconds, "steps"):  # the steps' device work still queued is waited for here
+            state.losses.extend(checked_losses(pending, spec, done))
+            pending.clear()
         point = _dev_point(objective, evaluate_dev, done, state.seconds)
         state.trajectory.append(point)
         if not evaluation:
