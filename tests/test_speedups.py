@@ -170,3 +170,17 @@ def test_every_speedup_together_trains_the_same_run_on_cuda(tmp_path):
     fast, outcome = _trained(spec, tmp_path / "fast", every, "cuda")
     assert outcome.losses == pytest.approx(reference.losses, rel=2e-3)
     _close(fast.state_dict(), plain.state_dict(), atol=2e-3)
+
+
+def test_the_mlm_loss_finds_cpu_labels_positions_in_a_batch_padded_after_masking():
+    from torch import nn
+
+    from sentemb.objectives.masked_lm import MaskedLMLoss
+
+    torch.manual_seed(0)
+    head, states = nn.Linear(8, 11), torch.randn(3, 7, 8)
+    labels = torch.full((3, 5), -100)  # masked at length 5; the batch was padded to 7 afterwards
+    labels[0, 1], labels[1, 4], labels[2, 0], labels[2, 3] = 4, 2, 9, 0
+    padded = torch.nn.functional.pad(labels, (0, 2), value=-100)
+    plain = torch.nn.functional.cross_entropy(head(states[padded != -100]), padded[padded != -100])
+    assert torch.equal(MaskedLMLoss(head)(states, labels), plain)  # the same positions, in the same order

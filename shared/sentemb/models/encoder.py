@@ -48,6 +48,8 @@ class SentenceEncoder(nn.Module):
         self.truncated_sentences = 0
         #: training batches are padded to a multiple of this many tokens (1: to the longest; ``sentemb.train.speedups``)
         self.pad_multiple = 1
+        #: training batches reach a GPU without the host waiting for it (``sync_free``; ``sentemb.train.speedups``)
+        self.copies_without_waiting = False
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -147,16 +149,22 @@ class SentenceEncoder(nn.Module):
 
     def to_device(self, batch: dict[str, torch.Tensor], max_length: int | None) -> dict[str, torch.Tensor]:
         """A CPU batch padded to the longest, on the device, with further padding columns up to
-        :meth:`padded_length` (none while :attr:`pad_multiple` is 1): the padding id, attention mask 0, token type 0,
-        MLM label -100. Masking drawn before this step draws the same masks whatever the multiple."""
+        :meth:`padded_length` (none while :attr:`pad_multiple` is 1): the padding id, attention mask 0, token type 0.
+        Masking drawn before this step draws the same masks whatever the multiple. With :attr:`copies_without_waiting`
+        a GPU receives it through pinned memory without blocking the host (a plain copy waits for the device's
+        queued work)."""
+        from sentemb.objectives.masked_lm import to_device_without_waiting
+
         length = batch["input_ids"].shape[1]
         extra = self.padded_length(length, max_length) - length
-        fill = {"input_ids": self.tokenizer.pad_token_id, "labels": -100}
         out = {}
         for key, value in batch.items():
             if extra > 0:
-                value = torch.nn.functional.pad(value, (0, extra), value=fill.get(key, 0))
-            out[key] = value.to(self.device)
+                fill = self.tokenizer.pad_token_id if key == "input_ids" else 0
+                value = torch.nn.functional.pad(value, (0, extra), value=fill)
+            out[key] = (
+                to_device_without_waiting(value, self.device) if self.copies_without_waiting else value.to(self.device)
+            )
         return out
 
     def _token_lengths(self, sentences: list[str]) -> list[int]:

@@ -384,8 +384,8 @@ class DeCLUTR(TrainingObjective):
                 special_token_ids=set(tokenizer.all_special_ids),
                 generator=generator,
             )
+            labels = anchor_inputs.pop("labels")  # stays on the CPU: MaskedLMLoss finds the selected positions there
             anchor_inputs = self.encoder.to_device(anchor_inputs, self.max_len)
-            labels = anchor_inputs.pop("labels")
             anchor_embeddings, token_states = self.encoder.forward_with_last_hidden_state(**anchor_inputs)
             loss = loss + self.mlm_weight * self.mlm_loss(token_states, labels)
         else:

@@ -86,7 +86,13 @@ def masked_lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 
 class MaskedLMLoss(nn.Module):
-    """L_MLM through a prediction head, in float32: the head reads only the selected positions' token states."""
+    """L_MLM through a prediction head, in float32: the head reads only the selected positions' token states.
+
+    Inputs: token states (B, L, d) and labels (B, L') with L' <= L (a batch padded further after masking keeps its
+    positions), -100 where not selected. Labels on the CPU (as the masking makes them) are searched there, and only
+    the selected positions and their targets move to the device, without waiting for it (pinned, non-blocking); on
+    the device, the search synchronises the host with it. The same positions in the same (row-major) order either
+    way, so the same loss bit for bit."""
 
     def __init__(self, head: nn.Module) -> None:
         super().__init__()
@@ -94,9 +100,22 @@ class MaskedLMLoss(nn.Module):
 
     @fp32_loss
     def forward(self, token_states: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        selected = labels != IGNORE_INDEX
-        logits = self.head(token_states[selected])
-        return F.cross_entropy(logits, labels[selected])
+        rows, columns = torch.nonzero(labels != IGNORE_INDEX, as_tuple=True)
+        targets = labels[rows, columns]
+        if labels.device != token_states.device:
+            rows, columns, targets = (
+                to_device_without_waiting(t, token_states.device) for t in (rows, columns, targets)
+            )
+        logits = self.head(token_states[rows, columns])
+        return F.cross_entropy(logits, targets)
+
+
+def to_device_without_waiting(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A CPU tensor on ``device``; to a GPU through pinned memory without blocking the host (the copy is ordered on
+    the device's stream, and the pinned block is not reused before it is done)."""
+    if device.type != "cuda":
+        return tensor.to(device)
+    return tensor.pin_memory().to(device, non_blocking=True)
 
 
 def tied_mlm_head(encoder: SentenceEncoder) -> nn.Module:

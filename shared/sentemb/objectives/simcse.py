@@ -137,9 +137,8 @@ class SimCSEBase(TrainingObjective):
             special_token_ids=set(tokenizer.all_special_ids),
             generator=torch.Generator().manual_seed(rng.getrandbits(63)),
         )
-        inputs = self.encoder.to_device(inputs, self.max_len)
-        labels = inputs.pop("labels")
-        _, token_states = self.encoder.forward_with_last_hidden_state(**inputs)
+        labels = inputs.pop("labels")  # stays on the CPU: MaskedLMLoss finds the selected positions there
+        _, token_states = self.encoder.forward_with_last_hidden_state(**self.encoder.to_device(inputs, self.max_len))
         return self.mlm_weight * self.mlm_loss(token_states, labels)
 
     def embed(self, sentences: Sequence[str]) -> torch.Tensor:

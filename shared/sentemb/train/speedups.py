@@ -3,10 +3,12 @@
 Switches, and how each compares with the plain path:
 - ``fused_adamw``: torch's fused AdamW, one kernel over all parameters (with fp16's gradient scaler it also skips an
   inf step without a host synchronisation). Equal to float rounding.
-- ``sync_free``: no host-device synchronisation inside a step. The logged loss stays on the device and is read at
-  the next evaluation; a NaN or inf loss stops the run there, naming its first bad step, before any evaluation,
-  state or record is written. Bitwise equal (the same steps, the same weights kept); only the error comes up to
-  ``eval_every`` steps later.
+- ``sync_free``: no host-device synchronisation inside a step. The logged loss stays on the device and is read at the
+  next evaluation; a NaN or inf loss stops the run there, naming its first bad step, before any evaluation, state or
+  record is written. Training batches reach a GPU through pinned memory without blocking (a plain copy from pageable
+  memory waits for the device's queued work), so the host prepares the next step while the device runs this one.
+  (fp16's gradient scaler still synchronises unless ``fused_adamw`` is on too.) Bitwise equal (the same steps, the
+  same weights kept); only the error comes up to ``eval_every`` steps later.
 - ``pad_multiple=N``: each training batch padded to a multiple of N tokens, never past ``max_len`` unless a sequence
   already is: tensor-core aligned shapes, and fewer distinct shapes for the allocator and the kernel choice. Equal to
   float rounding with dropout off; with dropout on the masks are drawn over a longer tensor (the same law, other
@@ -108,6 +110,7 @@ def apply_to_encoders(objective: torch.nn.Module, speedups: Speedups) -> None:
     for module in objective.modules():
         if isinstance(module, SentenceEncoder):
             module.pad_multiple = speedups.pad_multiple
+            module.copies_without_waiting = speedups.sync_free
             layers = getattr(module.backbone, "encoder", module.backbone)  # BERT's and RoBERTa's layer stack
             if speedups.compile and getattr(layers, "_compiled_call_impl", None) is None:
                 layers.compile(backend=compile_backend())
