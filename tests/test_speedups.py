@@ -64,6 +64,7 @@ def test_sync_free_and_fused_adamw_train_the_same_run(tmp_path):
     plain, reference = _trained(spec, tmp_path / "plain", Speedups())
     synced, sync_free = _trained(spec, tmp_path / "sync_free", Speedups(sync_free=True))
     assert sync_free.losses == reference.losses and len(reference.losses) == spec.steps  # bitwise
+    assert not synced.encoder.copies_without_waiting  # the encoders leave training with the plain path's batches
     assert all(torch.equal(a, b) for a, b in zip(plain.state_dict().values(), synced.state_dict().values()))
 
     fused, outcome = _trained(spec, tmp_path / "fused", Speedups(fused_adamw=True))
@@ -71,6 +72,22 @@ def test_sync_free_and_fused_adamw_train_the_same_run(tmp_path):
     assert outcome.losses == pytest.approx(reference.losses, rel=1e-5)
     _close(fused.state_dict(), plain.state_dict(), atol=1e-6)
     assert Optimization.for_spec(fused, spec, Speedups(fused_adamw=True)).optimizer.defaults["fused"] is True
+
+
+@pytest.mark.parametrize("sentences", [SENTENCES, ["same length one", "same length two"]], ids=["padded", "unpadded"])
+def test_the_backbone_mask_made_on_the_cpu_gives_the_same_states_bit_for_bit(sentences):
+    encoder = SentenceEncoder.from_name("all-MiniLM-L6-v2", "avg")
+    plain = encoder.tokenize(sentences, 32)
+    encoder.copies_without_waiting = True  # sync_free's batches (on a CPU the copies are plain ones)
+    made = encoder.tokenize(sentences, 32)
+    padded = not bool(plain["attention_mask"].all())
+    assert (made["backbone_attention_mask"] is None) == (not padded)
+    if padded:
+        assert made["backbone_attention_mask"].shape == (len(sentences), 1, *[plain["input_ids"].shape[1]] * 2)
+    with torch.no_grad():
+        first = encoder.forward_with_last_hidden_state(**plain)
+        second = encoder.forward_with_last_hidden_state(**made)
+    assert torch.equal(first[0], second[0]) and torch.equal(first[1], second[1])
 
 
 def test_sync_free_stops_at_the_next_evaluation_naming_the_first_bad_step(tmp_path):
@@ -191,8 +208,8 @@ def test_the_mlm_loss_finds_cpu_labels_positions_in_a_batch_padded_after_masking
 def test_a_sync_free_step_never_waits_for_the_gpu_in_the_archives_code(objective, capsys):
     """fp16 with the gradient scaler: with fused AdamW and sync_free, no call of the archive's (nor torch's optimizer
     or scaler) inside a step synchronises the host with the device (torch's sync debug mode warns at each that does).
-    transformers' check whether a padding mask can be dropped (``padding_mask.all()`` in ``masking_utils``, one per
-    forward pass in eager mode) is the one allowed, and printed."""
+    Any in transformers is printed and allowed: its check whether a padding mask can be dropped
+    (``padding_mask.all()``) is bypassed by the mask sync_free makes on the CPU, and none other is known."""
     import warnings
 
     from sentemb.data.documents import Document

@@ -26,12 +26,17 @@ from torch import nn
 
 from sentemb.errors import ConfigError
 from sentemb.models.backbone import load_backbone
+from sentemb.models.device_copies import to_device_without_waiting
 from sentemb.models.poolers import NEEDS_HIDDEN_STATES, POOLERS, pool, uses_checkpoint_mlp
 from sentemb.precision import autocast
 from sentemb.progress import progress as progress_bar
 
 #: model types whose position ids start after the padding index (transformers' create_position_ids_from_input_ids)
 POSITIONS_AFTER_PADDING = {"roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text", "xmod"}
+
+
+#: a batch without its own backbone mask: the backbone derives one from the 2-D attention mask (the plain path)
+DERIVED = object()
 
 
 class SentenceEncoder(nn.Module):
@@ -92,30 +97,37 @@ class SentenceEncoder(nn.Module):
         return False
 
     # -- the two paths ------------------------------------------------------------------------
-    def _backbone_pass(self, input_ids, attention_mask, token_type_ids):
-        """(the backbone's output, the pooled representation before any MLP) of one forward pass."""
-        kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
+    def _backbone_pass(self, input_ids, attention_mask, token_type_ids, backbone_attention_mask=DERIVED):
+        """(the backbone's output, the pooled representation before any MLP) of one forward pass. The backbone gets
+        ``backbone_attention_mask`` when a batch brings one (:meth:`to_device` under ``copies_without_waiting``), else
+        the 2-D mask, from which it derives its own."""
+        mask = attention_mask if backbone_attention_mask is DERIVED else backbone_attention_mask
+        kwargs = {"input_ids": input_ids, "attention_mask": mask}
         if token_type_ids is not None:
             kwargs["token_type_ids"] = token_type_ids
         out = self.backbone(**kwargs, output_hidden_states=self.pooler in NEEDS_HIDDEN_STATES, return_dict=True)
         return out, pool(self.pooler, out.last_hidden_state, out.hidden_states, attention_mask)
 
-    def forward(self, input_ids, attention_mask, token_type_ids=None, training: bool = True) -> torch.Tensor:
-        _, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids)
+    def forward(
+        self, input_ids, attention_mask, token_type_ids=None, training: bool = True, backbone_attention_mask=DERIVED
+    ) -> torch.Tensor:
+        _, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids, backbone_attention_mask)
         if uses_checkpoint_mlp(self.pooler, training):
             rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
         return rep
 
-    def forward_with_last_hidden_state(self, input_ids, attention_mask, token_type_ids=None):
+    def forward_with_last_hidden_state(
+        self, input_ids, attention_mask, token_type_ids=None, backbone_attention_mask=DERIVED
+    ):
         """Training path returning (the pooled representation, the last layer's token states (B, L, d)) from one
         forward pass; DeCLUTR's MLM head reads the token states of the same pass that gives the span embedding."""
-        out, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids)
+        out, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids, backbone_attention_mask)
         if uses_checkpoint_mlp(self.pooler, True):
             rep = self.backbone.pooler.activation(self.backbone.pooler.dense(rep))
         return rep, out.last_hidden_state
 
     def forward_with_pooler_output(
-        self, input_ids, attention_mask, token_type_ids=None
+        self, input_ids, attention_mask, token_type_ids=None, backbone_attention_mask=DERIVED
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Training path returning (the pooled representation, BERT's ``pooler_output``) from one forward pass.
 
@@ -123,7 +135,7 @@ class SentenceEncoder(nn.Module):
         TNCSE's norm terms use it (Eq. 6). ConfigError when the backbone has no pooler module."""
         if getattr(self.backbone, "pooler", None) is None:
             raise ConfigError(f"{self.name or 'this model'} has no pooler module, so it has no pooler_output")
-        out, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids)
+        out, rep = self._backbone_pass(input_ids, attention_mask, token_type_ids, backbone_attention_mask)
         return rep, out.pooler_output
 
     def tokenize(self, sentences: list[str], max_length: int | None) -> dict[str, torch.Tensor]:
@@ -150,11 +162,14 @@ class SentenceEncoder(nn.Module):
     def to_device(self, batch: dict[str, torch.Tensor], max_length: int | None) -> dict[str, torch.Tensor]:
         """A CPU batch padded to the longest, on the device, with further padding columns up to
         :meth:`padded_length` (none while :attr:`pad_multiple` is 1): the padding id, attention mask 0, token type 0.
-        Masking drawn before this step draws the same masks whatever the multiple. With :attr:`copies_without_waiting`
-        a GPU receives it through pinned memory without blocking the host (a plain copy waits for the device's
-        queued work)."""
-        from sentemb.objectives.masked_lm import to_device_without_waiting
+        Masking drawn before this step draws the same masks whatever the multiple.
 
+        With :attr:`copies_without_waiting` a GPU receives it through pinned memory without blocking the host (a plain
+        copy waits for the device's queued work), and an SDPA backbone gets its attention mask made here
+        (``backbone_attention_mask``): none when nothing is padded, else the (B, 1, L, L) boolean mask of the 2-D
+        one, which is what transformers makes of it, except that it decides whether anything is padded by reading the
+        mask on the device (``padding_mask.all()``, a synchronisation), and this on the CPU batch. The same outputs
+        bit for bit (tests/test_speedups.py)."""
         length = batch["input_ids"].shape[1]
         extra = self.padded_length(length, max_length) - length
         out = {}
@@ -162,9 +177,16 @@ class SentenceEncoder(nn.Module):
             if extra > 0:
                 fill = self.tokenizer.pad_token_id if key == "input_ids" else 0
                 value = torch.nn.functional.pad(value, (0, extra), value=fill)
-            out[key] = (
-                to_device_without_waiting(value, self.device) if self.copies_without_waiting else value.to(self.device)
-            )
+            if not self.copies_without_waiting:
+                out[key] = value.to(self.device)
+                continue
+            out[key] = to_device_without_waiting(value, self.device)
+            if key == "attention_mask" and getattr(self.backbone.config, "_attn_implementation", "") == "sdpa":
+                padded = not bool(value.all())  # on the CPU batch: no synchronisation
+                full = value.shape[1]
+                out["backbone_attention_mask"] = (
+                    out[key][:, None, None, :].bool().expand(-1, 1, full, -1) if padded else None
+                )
         return out
 
     def _token_lengths(self, sentences: list[str]) -> list[int]:

@@ -26,6 +26,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sentemb.errors import ConfigError
+from sentemb.models.device_copies import to_device_without_waiting
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.full_precision import fp32_loss
 
@@ -108,14 +109,6 @@ class MaskedLMLoss(nn.Module):
             )
         logits = self.head(token_states[rows, columns])
         return F.cross_entropy(logits, targets)
-
-
-def to_device_without_waiting(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
-    """A CPU tensor on ``device``; to a GPU through pinned memory without blocking the host (the copy is ordered on
-    the device's stream, and the pinned block is not reused before it is done)."""
-    if device.type != "cuda":
-        return tensor.to(device)
-    return tensor.pin_memory().to(device, non_blocking=True)
 
 
 def tied_mlm_head(encoder: SentenceEncoder) -> nn.Module:

@@ -512,6 +512,7 @@ def train(
             state.save(state_path, objective, optimization, phase_started)
             last_state_write = time.perf_counter()
 
+    apply_to_encoders(objective, Speedups())  # the encoders leave training with the plain path's batches
     with timed(state.seconds, "checkpoint"):
         if main:
             objective.load_state_dict(state.best_state)

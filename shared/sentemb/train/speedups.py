@@ -6,10 +6,11 @@ Switches, and how each compares with the plain path:
 - ``sync_free``: no host-device synchronisation inside a step. The logged loss stays on the device and is read at the
   next evaluation; a NaN or inf loss stops the run there, naming its first bad step, before any evaluation, state or
   record is written. Training batches reach a GPU through pinned memory without blocking (a plain copy from pageable
-  memory waits for the device's queued work), so the host prepares the next step while the device runs this one.
-  (fp16's gradient scaler still synchronises unless ``fused_adamw`` is on too, and transformers' check whether a
-  padding mask can be dropped, ``padding_mask.all()``, once per forward pass in eager mode.) Bitwise equal (the same
-  steps, the same weights kept); only the error comes up to ``eval_every`` steps later.
+  memory waits for the device's queued work), so the host prepares the next step while the device runs this one. An
+  SDPA backbone gets its attention mask made from the CPU batch (``SentenceEncoder.to_device``) instead of
+  transformers' check on the device whether anything is padded. (fp16's gradient scaler still synchronises unless
+  ``fused_adamw`` is on too.) Bitwise equal (the same steps, the same weights kept); only the error comes up to
+  ``eval_every`` steps later.
 - ``pad_multiple=N``: each training batch padded to a multiple of N tokens, never past ``max_len`` unless a sequence
   already is: tensor-core aligned shapes, and fewer distinct shapes for the allocator and the kernel choice. Equal to
   float rounding with dropout off; with dropout on the masks are drawn over a longer tensor (the same law, other
