@@ -1,6 +1,7 @@
 """The command line: help, clear errors, and a tiny evaluation."""
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -113,3 +114,11 @@ def test_run_with_notebook_executes_it_after_the_grid_and_not_after_a_failed_run
     monkeypatch.setattr(execute, "ensure", failing)
     assert main(["run", "--paper", "simcse", "--profile", "smoke", "--notebook"]) == 2
     assert len(executed) == 1 and "1 of 1 runs failed" in capsys.readouterr().err
+
+
+def test_a_speedup_the_archive_does_not_know_is_a_clear_error(capsys, monkeypatch):
+    monkeypatch.delenv("SENTEMB_SPEEDUPS", raising=False)
+    assert main(["run", "--paper", "simcse", "--profile", "smoke", "--speedups", "fused,sync_free"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read 'fused'" in err and "fused_adamw" in err and "pad_multiple=N" in err
+    assert "SENTEMB_SPEEDUPS" not in os.environ  # nothing set, nothing run

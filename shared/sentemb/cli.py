@@ -34,6 +34,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _use_speedups(text: str) -> None:
+    """``--speedups``: checked, then set as ``$SENTEMB_SPEEDUPS``, which every run of this process reads and the
+    processes and jobs it starts inherit."""
+    import os
+
+    from sentemb.train import speedups
+
+    if text.strip() != "default":
+        speedups.Speedups.parse(text)  # a ConfigError saying what it accepts
+    os.environ[speedups.ENVIRONMENT_VARIABLE] = text
+
+
 def _threads(n: int | None) -> None:
     import torch
 
@@ -146,6 +158,8 @@ def cmd_run(args) -> int:
         )
     if args.launcher and args.no_run:
         raise SentembError("--no-run loads records and submits nothing: leave out --launcher")
+    if args.speedups is not None:
+        _use_speedups(args.speedups)
     run_grid(
         GridRun(
             paper=args.paper,
@@ -449,6 +463,14 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="then execute the paper's notebook (as the 'notebook' "
         "command does) in the same process, once every run has its record",
+    )
+    p.add_argument(
+        "--speedups",
+        default=None,
+        help="speed-ups of the training step that change no result beyond float rounding "
+        "(shared/sentemb/train/speedups.py): 'default' (the device's; none yet), 'none', or a comma list of "
+        "fused_adamw, sync_free, compile, pad_multiple=N, eval_batch=N; sets $SENTEMB_SPEEDUPS for every run, "
+        "job and process it starts; records list them",
     )
     p.add_argument("--partition", default=None, help="Slurm partition (default: the cluster's)")
     p.add_argument(
