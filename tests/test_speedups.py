@@ -244,3 +244,14 @@ def test_a_sync_free_step_never_waits_for_the_gpu_in_the_archives_code(objective
         print(f"\n{objective}: {len(syncs)} synchronisations in 2 sync_free steps:", end=" ")
         print(sorted({f"{w.filename.rsplit('site-packages/', 1)[-1]}:{w.lineno}" for w in syncs}))
     assert not [w for w in syncs if "transformers" not in w.filename]
+
+
+def test_a_record_lists_the_speedups_that_ran_and_a_plain_one_has_no_such_key(monkeypatch):
+    from sentemb.runs import execute
+
+    monkeypatch.setenv(speedups_of.ENVIRONMENT_VARIABLE, "sync_free,eval_batch=128")
+    fast = execute.ensure(dataclasses.replace(RunSpec(**TINY_SPEC), seed=7), progress=False)
+    assert fast["provenance"]["speedups"] == ["sync_free", "eval_batch=128"]
+    monkeypatch.setenv(speedups_of.ENVIRONMENT_VARIABLE, "default")
+    plain = execute.ensure(dataclasses.replace(RunSpec(**TINY_SPEC), seed=8), progress=False)
+    assert "speedups" not in plain["provenance"]
