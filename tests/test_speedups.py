@@ -59,6 +59,7 @@ def test_the_setting_parses_names_and_refuses_what_it_does_not_know(monkeypatch)
     assert speedups_of.for_device(torch.device("cpu")) == Speedups(sync_free=True)
 
 
+@pytest.mark.slow
 def test_sync_free_and_fused_adamw_train_the_same_run(tmp_path):
     spec = RunSpec(**TINY_SPEC)
     plain, reference = _trained(spec, tmp_path / "plain", Speedups())
@@ -152,6 +153,7 @@ def test_padding_to_a_multiple_gives_the_same_loss_and_gradients_with_dropout_of
     _close(results[0][1], results[1][1], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_compile_gives_the_same_loss_and_gradients_and_keeps_the_state_dict(monkeypatch):
     monkeypatch.setenv(speedups_of.COMPILE_BACKEND_VARIABLE, "aot_eager")  # the graph capture, without codegen
     results = []
@@ -246,6 +248,7 @@ def test_a_sync_free_step_never_waits_for_the_gpu_in_the_archives_code(objective
     assert not [w for w in syncs if "transformers" not in w.filename]
 
 
+@pytest.mark.slow
 def test_a_record_lists_the_speedups_that_ran_and_a_plain_one_has_no_such_key(monkeypatch):
     from sentemb.runs import execute
 
