@@ -138,6 +138,50 @@ SEEDS = (42, 43, 44, 45, 46)  # 42: the official code's (HF Trainer's) default
 SMALL_STEPS = 60
 SMALL_EVAL_EVERY = 20
 
+SMALL = Profile(
+    "small",
+    f"all-MiniLM-L6-v2 on the mirror's real data, {SMALL_STEPS} steps, fp32, "
+    "3 seeds for headline rows (CPU, <= 30 min per paper)",
+    steps=SMALL_STEPS,
+    max_batch=64,
+    eval_every=SMALL_EVAL_EVERY,
+    analysis_splits=("dev", "test"),
+    backbone=MINILM,
+    precision="fp32",
+    headline_seeds=3,
+    job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120),
+    budgeted=True,
+    committed=True,
+    backbone_label=MINILM,
+    backbone_kind="already contrastively trained",
+    caveat=(
+        "The small profile fine-tunes all-MiniLM-L6-v2, an encoder that is already contrastively "
+        "trained, for a few dozen steps on 2 CPU cores: its numbers show the directions of the "
+        "paper's effects, not the paper's values."
+    ),
+)
+
+RAW = dataclasses.replace(  # the small profile's settings on the raw backbone
+    SMALL,
+    name="raw",
+    description=f"the small profile on the archive's own MLM-only BERT ({RAW_BERT}, 4 x 256, never trained on a "
+    "sentence objective): the papers' starting point, at a far smaller scale",
+    steps=SMALL_STEPS,  # until the step count is chosen on STS-B dev (docs/raw-backbone.md)
+    backbone=RAW_BERT,
+    committed=False,
+    caveat=(
+        f"The raw profile fine-tunes {RAW_BERT}, a 4-layer BERT this archive pretrained with masked language "
+        "modelling on about 3.5 million tokens, for a few dozen steps on 2 CPU cores: its numbers show the "
+        "directions of the paper's effects from an MLM-only encoder, far below the paper's values."
+    ),
+    sizes="small",
+    backbone_label=RAW_BERT,
+    backbone_kind="MLM only",
+    compare_with="small",
+    lr_multiples=(3.0, 10.0),
+    steps_curve=300,
+)
+
 PROFILES = {
     "smoke": Profile(
         "smoke",
@@ -155,53 +199,8 @@ PROFILES = {
         backbone_label="tiny random BERT",
         backbone_kind="random weights",
     ),
-    "small": Profile(
-        "small",
-        f"all-MiniLM-L6-v2 on the mirror's real data, {SMALL_STEPS} steps, fp32, "
-        "3 seeds for headline rows (CPU, <= 30 min per paper)",
-        steps=SMALL_STEPS,
-        max_batch=64,
-        eval_every=SMALL_EVAL_EVERY,
-        analysis_splits=("dev", "test"),
-        backbone=MINILM,
-        precision="fp32",
-        headline_seeds=3,
-        job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120),
-        budgeted=True,
-        committed=True,
-        backbone_label=MINILM,
-        backbone_kind="already contrastively trained",
-        caveat=(
-            "The small profile fine-tunes all-MiniLM-L6-v2, an encoder that is already contrastively "
-            "trained, for a few dozen steps on 2 CPU cores: its numbers show the directions of the "
-            "paper's effects, not the paper's values."
-        ),
-    ),
-    "raw": Profile(
-        "raw",
-        f"the small profile on the archive's own MLM-only BERT ({RAW_BERT}, 4 x 256, never trained on a "
-        "sentence objective): the papers' starting point, at a far smaller scale",
-        steps=SMALL_STEPS,  # until the step count is chosen on STS-B dev (docs/raw-backbone.md)
-        max_batch=64,
-        eval_every=SMALL_EVAL_EVERY,
-        analysis_splits=("dev", "test"),
-        backbone=RAW_BERT,
-        precision="fp32",
-        headline_seeds=3,
-        job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120),
-        budgeted=True,
-        caveat=(
-            f"The raw profile fine-tunes {RAW_BERT}, a 4-layer BERT this archive pretrained with masked language "
-            "modelling on about 3.5 million tokens, for a few dozen steps on 2 CPU cores: its numbers show the "
-            "directions of the paper's effects from an MLM-only encoder, far below the paper's values."
-        ),
-        sizes="small",
-        backbone_label=RAW_BERT,
-        backbone_kind="MLM only",
-        compare_with="small",
-        lr_multiples=(3.0, 10.0),
-        steps_curve=300,
-    ),
+    "small": SMALL,
+    "raw": RAW,
     "full": Profile(
         "full",
         "the papers' backbones, data and hyperparameters (GPU, network), 5 seeds for headline rows",
