@@ -58,7 +58,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib import metadata
 from pathlib import Path
 
 import torch
@@ -624,18 +623,8 @@ def comparisons(results: dict) -> dict:
     return out
 
 
-def versions() -> dict:
-    found = {}
-    for name in PACKAGES:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = None
-    return found
-
-
 def summary_of(args, results: dict) -> dict:
-    from sentemb.runs.provenance import collect
+    from sentemb.runs.provenance import collect, package_versions
 
     provenance = collect(torch.device(args.device))
     settings = {key: getattr(args, key) for key in CHILD_OPTIONS if key not in ("device", "peak_tflops", "st_loop")}
@@ -644,7 +633,7 @@ def summary_of(args, results: dict) -> dict:
         "torch_threads": provenance["torch_threads"],
         "commit": provenance["commit"],
         "python": provenance["python"],
-        "packages": versions(),
+        "packages": package_versions(PACKAGES),
         "settings": {**settings, "st_loop": args.st_loop, "budget_s": args.budget_s},
         "peak_tflops": args.peak_tflops,
         "variants": results,

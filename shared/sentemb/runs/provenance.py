@@ -56,13 +56,19 @@ def code_is_dirty() -> bool | None:
     return None if status is None else bool(status)
 
 
-def collect(device: torch.device) -> dict:
+def package_versions(names=PACKAGES) -> dict[str, str | None]:
+    """The installed version of each package (None where it is not installed)."""
     versions = {}
-    for name in PACKAGES:
+    for name in names:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
+    return versions
+
+
+def collect(device: torch.device) -> dict:
+    versions = package_versions()
     return {
         "commit": _git("rev-parse", "HEAD") or os.environ.get("SENTEMB_COMMIT") or None,
         "dirty": code_is_dirty(),
