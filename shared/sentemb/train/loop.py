@@ -395,8 +395,8 @@ def training_step(
 
 
 def checked_losses(pending: list[torch.Tensor], spec: RunSpec, done: int) -> list[float]:
-    """The logged losses of the steps up to ``done`` not yet read (``sync_free``), as floats, in one host
-    synchronisation; TrainingDiverged naming the first step whose loss is not finite."""
+    """The logged losses of the steps up to ``done`` not yet read, as floats, in one host synchronisation;
+    TrainingDiverged naming the first step whose loss is not finite (only a ``sync_free`` step leaves one unchecked)."""
     if not pending:
         return []
     values = torch.stack(pending).double().cpu().tolist()
@@ -469,7 +469,8 @@ def train(
     model = _ddp(objective, world)
     trajectory_every = spec.trajectory_every or spec.eval_every
     last_state_write = time.perf_counter()
-    pending: list[torch.Tensor] = []  # sync_free: the logged losses not yet read
+    pending: list[torch.Tensor] = []  # the logged losses on the device, read (and under sync_free checked) in one go
+    # at the next evaluation point
     objective.train()
     bar = progress_bar(
         range(state.step, spec.steps),
@@ -485,11 +486,7 @@ def train(
                 batch = distributed.shard(batch, world, rank)
             rng = step_rng(spec.seed, step, rank)
         with timed(state.seconds, "steps"):
-            logged = training_step(model, batch, rng, optimization, spec, step, check=not speedups.sync_free)
-            if speedups.sync_free:
-                pending.append(logged)
-            else:
-                state.losses.append(float(logged))
+            pending.append(training_step(model, batch, rng, optimization, spec, step, check=not speedups.sync_free))
         state.step = done = step + 1
         evaluation = done % spec.eval_every == 0 or done == spec.steps
         if not evaluation and done % trajectory_every != 0:
