@@ -194,3 +194,31 @@ def test_a_tiny_run_through_the_cli_writes_checkpoint_and_record_resumes_and_nev
     resumed = json.loads((parts / "record.json").read_text())
     assert resumed["heldout_loss"] == heldout and resumed["train_loss"] == train
     assert resumed["weights_sha256"] == record["weights_sha256"]
+
+
+def test_settings_refuse_an_unknown_precision_or_dropout_and_the_command_spells_them_out():
+    from sentemb.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--precision 'fp16'"):
+        PretrainConfig(precision="fp16")
+    with pytest.raises(ConfigError, match="--dropout 1.0"):
+        PretrainConfig(dropout=1.0)
+    command = PretrainConfig(size="4x128", dropout=0.0, precision="fp32").command()
+    assert "--config 4x128" in command and command.endswith("--dropout 0 --precision fp32")
+    assert PretrainConfig(dropout=0.0).run_id != PretrainConfig().run_id
+
+
+def test_a_checkpoint_pretrained_without_dropout_is_saved_with_berts_dropout_for_fine_tuning(tokenizer, tmp_path):
+    from sentemb.pretrain.run import save_checkpoint
+
+    model = build_model("tiny", len(tokenizer), seed=0, dropout=0.0)
+    assert model.config.hidden_dropout_prob == 0.0 and not any(
+        m.p for m in model.modules() if isinstance(m, torch.nn.Dropout)
+    )
+    save_checkpoint(model, {k: v.clone() for k, v in model.state_dict().items()}, 0, tmp_path)
+    saved = json.loads((tmp_path / "config.json").read_text())
+    assert saved["hidden_dropout_prob"] == saved["attention_probs_dropout_prob"] == 0.1
+    # dropout draws nothing at initialisation: the same weights with and without it
+    with_dropout = build_model("tiny", len(tokenizer), seed=0).state_dict()
+    without = build_model("tiny", len(tokenizer), 0, 0.0).state_dict()
+    assert all(torch.equal(with_dropout[k], v) for k, v in without.items())

@@ -539,6 +539,8 @@ def cmd_pretrain(args) -> int:
         eval_every=args.eval_every,
         heldout_sequences=args.heldout_sequences,
         max_len=args.max_len,
+        dropout=args.dropout,
+        precision=args.precision,
     )
     directory = output_dir(config, args.out)
     if not (args.publish and (directory / "record.json").is_file()):
@@ -598,6 +600,20 @@ def add_pretrain_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=default.max_len,
         help="tokens a sequence, [CLS] and [SEP] included (default %(default)s)",
+    )
+    p.add_argument(
+        "--dropout",
+        type=float,
+        default=default.dropout,
+        help="dropout of the hidden and attention layers while pretraining (default %(default)s, BERT's); the saved "
+        "config has BERT's 0.1 for fine-tuning whatever this is",
+    )
+    p.add_argument(
+        "--precision",
+        default=default.precision,
+        choices=["bf16", "fp32"],
+        help="autocast of the encoder (default %(default)s: on a GPU, and on a CPU with avx512_bf16 or AMX, about "
+        "1.5x faster there than fp32; emulated and slow on other CPUs); the MLM head and the loss are fp32 always",
     )
     p.add_argument(
         "--out",
@@ -691,16 +707,16 @@ COMMANDS = (
         "MLM-pretrain a small BERT from the mirror's training text",
         cmd_pretrain,
         add_pretrain_arguments,
-        "Masked language modelling (15 %; 80/10/10) of a BERT-style encoder on the mirror's training text: "
-        "WikiText-2 train articles, the leads of Wikipedia's vital articles and the head of SimCSE's wiki1m, less "
-        "every unit sharing a 13-word run with WikiText-2 valid or test; packed into sequences of --max-len tokens "
-        "with MiniLM's uncased BERT vocabulary. AdamW, linear warm-up and decay, bf16 autocast on CUDA (fp32 on a "
-        "CPU), seeded. The held-out MLM loss (WikiText-2 valid) is logged every --eval-every steps, when the state "
-        "is also saved: the same command continues an interrupted run to the same result; the weights of the lowest "
-        "held-out loss are kept. Writes <out>/model (bf16 safetensors, config, tokenizer) and <out>/record.json "
-        "(settings, text sha256, curves, device, versions, commit, wall time, the command); --publish makes it a "
-        "backbone under shared/models/. The raw profile's backbone (sentemb-bert-mini-mlm) is made on a GPU by "
-        "benchmarks/gpu_pretrain.py (docs/raw-backbone.md); its model card has the exact command.",
+        "Masked language modelling (15 %; 80/10/10) of a BERT-style encoder on the mirror's training text: WikiText-2"
+        " train articles, the leads of Wikipedia's vital articles and the head of SimCSE's wiki1m, less every unit "
+        "sharing a 13-word run with WikiText-2 valid or test; packed into sequences of --max-len tokens with MiniLM's"
+        " uncased BERT vocabulary. AdamW, linear warm-up and decay, bf16 autocast (--precision; the MLM head and loss"
+        " in fp32), seeded. The held-out MLM loss (WikiText-2 valid) is logged every --eval-every steps, when the "
+        "state is also saved: the same command continues an interrupted run to the same result; the weights of the "
+        "lowest held-out loss are kept. Writes <out>/model (bf16 safetensors, config, tokenizer) and "
+        "<out>/record.json (settings, text sha256, curves, device, versions, commit, wall time, the command); "
+        "--publish makes it a backbone under shared/models/. The raw profile's backbone (sentemb-bert-mini-mlm) is "
+        "made on a GPU by benchmarks/gpu_pretrain.py (docs/raw-backbone.md); its model card has the exact command.",
     ),
 )
 

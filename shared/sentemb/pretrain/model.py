@@ -19,10 +19,10 @@ import torch
 import torch.nn.functional as F
 import transformers
 
-from sentemb.pretrain.configs import MAX_POSITIONS, MLM_PROBABILITY, SIZES
+from sentemb.pretrain.configs import DROPOUT, MAX_POSITIONS, MLM_PROBABILITY, SIZES
 
 
-def bert_config(size: str, vocab_size: int) -> transformers.BertConfig:
+def bert_config(size: str, vocab_size: int, dropout: float = DROPOUT) -> transformers.BertConfig:
     s = SIZES[size]
     return transformers.BertConfig(
         vocab_size=vocab_size,
@@ -31,14 +31,17 @@ def bert_config(size: str, vocab_size: int) -> transformers.BertConfig:
         num_attention_heads=s.heads,
         intermediate_size=s.intermediate,
         max_position_embeddings=MAX_POSITIONS,
+        hidden_dropout_prob=dropout,
+        attention_probs_dropout_prob=dropout,
     )
 
 
-def build_model(size: str, vocab_size: int, seed: int) -> transformers.BertForMaskedLM:
-    """A freshly initialised model; the global torch random state is left as it was."""
+def build_model(size: str, vocab_size: int, seed: int, dropout: float = DROPOUT) -> transformers.BertForMaskedLM:
+    """A freshly initialised model (``dropout`` in its hidden and attention layers); the global torch random state
+    is left as it was."""
     state = torch.random.get_rng_state()
     torch.manual_seed(seed)
-    model = transformers.BertForMaskedLM(bert_config(size, vocab_size))
+    model = transformers.BertForMaskedLM(bert_config(size, vocab_size, dropout))
     torch.random.set_rng_state(state)
     return model
 

@@ -1,16 +1,19 @@
 """The pretraining loop (:func:`pretrain`), read it top to bottom.
 
 AdamW (weight decay on the matrices, not on biases and LayerNorm) with linear warm-up and decay, gradient clipping
-at 1, bf16 autocast on CUDA and fp32 on a CPU. Each step takes its sequences from a seeded per-epoch permutation and
-its masks from a generator seeded by (seed, step); dropout draws from the torch generator, whose state is saved. So
-``state.pt`` (model, optimizer, scheduler, random states, step, curves), written at every evaluation, lets the same
-command continue an interrupted run to the same final loss. Every ``eval_every`` steps (and at steps 0 and last)
-the held-out MLM loss on WikiText-2 valid, masked the same way for every run, joins the curve; the weights of the
-evaluation with the lowest held-out loss are kept (the text is small and seen many times: this is early stopping on
-text no paper evaluates on).
+at 1, the settings' precision (bf16 autocast by default, on a GPU and on a CPU with native bf16 instructions; the
+MLM head and the loss in fp32 always), through the training loop's :class:`~sentemb.train.loop.Optimization`. Each
+step takes its sequences from a seeded per-epoch permutation (the loop's :class:`~sentemb.train.loop.EpochOrder`)
+and its masks from a generator seeded by (seed, step); dropout draws from the torch generator, whose state is saved
+with the loop's :func:`~sentemb.train.loop.rng_state`. So ``state.pt`` (:class:`PretrainState`: model, optimizer,
+scheduler, random states, step, curves), written at every evaluation, lets the same command continue an interrupted
+run to the same final loss. Every ``eval_every`` steps (and at steps 0 and last) the held-out MLM loss on WikiText-2
+valid, masked the same way for every run, joins the curve; the weights of the evaluation with the lowest held-out
+loss are kept (the text is small and seen many times: this is early stopping on text no paper evaluates on).
 At the end: ``model/`` (the kept weights in bf16 safetensors, with :func:`~sentemb.pretrain.model.seeded_pooler`;
-config; tokenizer) and ``record.json`` (settings, text and sha256, counts, curves, the kept step, device, versions,
-commit, wall time, the command), written last: a directory with a record is finished and never overwritten.
+config, with BERT's dropout whatever pretraining used; tokenizer) and ``record.json`` (settings, text and sha256,
+counts, curves, the kept step, device, versions, commit, wall time, the command), written last: a directory with a
+record is finished and never overwritten.
 """
 
 from __future__ import annotations
@@ -18,62 +21,161 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 import transformers
 
+from sentemb import precision as amp
 from sentemb import settings
 from sentemb.atomic import atomic_write, atomic_write_text
 from sentemb.data.files import sha256_of
 from sentemb.errors import SentembError
 from sentemb.models.backbone import MINILM, load_tokenizer
-from sentemb.pretrain.configs import PretrainConfig
-from sentemb.pretrain.corpus import HELDOUT, TRAINING_FILES, load_corpus
+from sentemb.pretrain.configs import DROPOUT, PretrainConfig
+from sentemb.pretrain.corpus import HELDOUT, TRAINING_FILES, Corpus, load_corpus
 from sentemb.pretrain.model import build_model, collator, mask, masked_lm_loss, seeded_pooler, size_of
 from sentemb.progress import progress
 from sentemb.runs import provenance
-from sentemb.train.loop import EpochOrder
+from sentemb.train.loop import EpochOrder, Optimization, cpu_copy, rng_state, set_rng_state
 
 HELDOUT_MASK_SEED = 20_240_048  # one masking of the held-out text for every run, so that their curves compare
+GRAD_CLIP = 1.0
 
 
 def output_dir(config: PretrainConfig, out: str | Path | None = None) -> Path:
     return Path(out) if out else settings.cache_root() / "pretrain" / config.run_id
 
 
-def _heldout_loss(model, inputs, labels, batch_size: int, device: torch.device) -> float:
-    model.eval()
-    total, count = 0.0, 0
-    with torch.no_grad(), torch.autocast(device.type, torch.bfloat16, enabled=device.type == "cuda"):
-        for start in range(0, len(inputs), batch_size):
-            x, y = inputs[start : start + batch_size].to(device), labels[start : start + batch_size].to(device)
-            total += masked_lm_loss(model, x, y, reduction="sum").item()
-            count += int((y != -100).sum())
-    model.train()
-    return total / count
-
-
-def _cpu_copy(model) -> dict[str, torch.Tensor]:
-    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-
-
 def vocabulary_sha256(tokenizer) -> str:
     return hashlib.sha256(json.dumps(sorted(tokenizer.get_vocab().items())).encode()).hexdigest()
 
 
+def optimization_for(model: transformers.BertForMaskedLM, config: PretrainConfig, device: torch.device) -> Optimization:
+    """AdamW (weight decay on the matrices only), transformers' linear warm-up and decay, clipping at 1, and the
+    settings' precision on ``device``, as the training loop's :class:`Optimization`."""
+    amp.check(config.precision, device)
+    no_decay = [p for n, p in model.named_parameters() if n.endswith("bias") or "LayerNorm" in n]
+    decay = [p for n, p in model.named_parameters() if not (n.endswith("bias") or "LayerNorm" in n)]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=config.lr,
+    )
+    scheduler = transformers.get_linear_schedule_with_warmup(optimizer, config.warmup, config.steps)
+    scaler = amp.grad_scaler(config.precision, device)
+    return Optimization(list(model.parameters()), optimizer, scheduler, scaler, config.precision, device, GRAD_CLIP)
+
+
+class HeldOut:
+    """The held-out MLM loss (nats a masked token) of WikiText-2 valid's first sequences, masked once for every run."""
+
+    def __init__(self, corpus: Corpus, collate, config: PretrainConfig, device: torch.device) -> None:
+        self.inputs, self.labels = mask(collate, corpus.heldout[: config.heldout_sequences], HELDOUT_MASK_SEED, 0)
+        self.batch_size, self.precision, self.device = config.batch_size, config.precision, device
+
+    def loss(self, model: transformers.BertForMaskedLM) -> float:
+        model.eval()
+        total, count = 0.0, 0
+        with torch.no_grad(), amp.autocast(self.precision, self.device):
+            for start in range(0, len(self.inputs), self.batch_size):
+                x = self.inputs[start : start + self.batch_size].to(self.device)
+                y = self.labels[start : start + self.batch_size].to(self.device)
+                total += masked_lm_loss(model, x, y, reduction="sum").item()
+                count += int((y != -100).sum())
+        model.train()
+        return total / count
+
+
+@dataclass
+class PretrainState:
+    """Where a run is: its step, curves (train loss, held-out loss and the wall seconds at each evaluation), the
+    losses since the last evaluation, the kept weights (lowest held-out loss) and the seconds before this process.
+    Saved to ``state.pt`` with the model, the optimizer and the random states at every evaluation."""
+
+    step: int
+    curves: dict
+    best: dict  # {"step", "loss", "weights": a CPU copy}
+    window: list = field(default_factory=list)  # the step losses since the last evaluation (tensors or floats)
+    elapsed_s: float = 0.0
+
+    @classmethod
+    def fresh(cls, model: transformers.BertForMaskedLM, heldout_loss: float) -> PretrainState:
+        curves = {"train": [], "heldout": [[0, heldout_loss]], "seconds": [[0, 0.0]]}
+        return cls(0, curves, {"step": 0, "loss": heldout_loss, "weights": cpu_copy(model.state_dict())})
+
+    @classmethod
+    def load(
+        cls, path: Path, config: PretrainConfig, model: transformers.BertForMaskedLM, optimization: Optimization
+    ) -> PretrainState | None:
+        """The state saved at ``path`` with the model, optimizer and random states restored; None when none is."""
+        if not path.is_file():
+            return None
+        saved = torch.load(path, weights_only=False, map_location="cpu")
+        if saved["config"] != config.as_dict():
+            raise SentembError(f"{path} belongs to other settings ({saved['config']}); use another --out")
+        model.load_state_dict(saved["model"])
+        optimization.load_state_dict(saved)
+        set_rng_state(saved["rng"], optimization.device)
+        return cls(saved["step"], saved["curves"], saved["best"], saved["window"], saved["elapsed_s"])
+
+    def seconds(self, started: float) -> float:
+        return self.elapsed_s + time.perf_counter() - started
+
+    def evaluated(self, model: transformers.BertForMaskedLM, heldout_loss: float, started: float) -> None:
+        """Log the train loss since the last evaluation and the held-out loss; keep the weights if it is the lowest."""
+        self.curves["train"].append([self.step, sum(float(w) for w in self.window) / len(self.window)])
+        self.curves["heldout"].append([self.step, heldout_loss])
+        self.curves["seconds"].append([self.step, self.seconds(started)])
+        if heldout_loss < self.best["loss"]:
+            self.best = {"step": self.step, "loss": heldout_loss, "weights": cpu_copy(model.state_dict())}
+        self.window = []
+
+    def save(
+        self,
+        path: Path,
+        config: PretrainConfig,
+        model: transformers.BertForMaskedLM,
+        optimization: Optimization,
+        started: float,
+    ) -> None:
+        saved = {
+            "config": config.as_dict(),
+            "model": model.state_dict(),
+            **optimization.state_dict(),
+            "rng": rng_state(optimization.device),
+            "step": self.step,
+            "curves": self.curves,
+            "best": self.best,
+            "window": [float(w) for w in self.window],
+            "elapsed_s": self.seconds(started),
+        }
+        atomic_write(path, lambda tmp: torch.save(saved, tmp))
+
+
 def save_checkpoint(model, weights: dict[str, torch.Tensor], seed: int, directory: Path) -> None:
-    """``weights`` (the kept ones) into ``model``, saved in bf16 safetensors with a seeded pooler, and the config.
-    The tied decoder is stored once (transformers drops the copy). Ends the model's use: it is left in bf16."""
+    """``weights`` (the kept ones) into ``model``, saved in bf16 safetensors with a seeded pooler, and the config
+    with BERT's dropout (what fine-tuning uses). The tied decoder is stored once (transformers drops the copy). Ends
+    the model's use: it is left in bf16."""
     model.load_state_dict(weights)
+    model.config.hidden_dropout_prob = model.config.attention_probs_dropout_prob = DROPOUT
     model.to("cpu", torch.bfloat16)
     state = dict(model.state_dict())
     state.update({k: v.to(torch.bfloat16) for k, v in seeded_pooler(model.config, seed).items()})
     model.save_pretrained(directory, state_dict=state)
 
 
-def _random_states() -> dict:
-    return {"torch": torch.random.get_rng_state(), "cuda": torch.cuda.get_rng_state_all()}
+@dataclass(frozen=True)
+class Setup:
+    """What a run trains on and where it writes: its settings, directory, device, tokenizer and text."""
+
+    config: PretrainConfig
+    directory: Path
+    out: str | Path | None
+    device: torch.device
+    tokenizer: transformers.PreTrainedTokenizerBase
+    tokenizer_source: str
+    corpus: Corpus
 
 
 def pretrain(
@@ -95,92 +197,59 @@ def pretrain(
     device = device or torch.device("cuda" if torch.cuda.is_available() else "cpu")
     tokenizer = load_tokenizer(tokenizer_source)
     corpus = load_corpus(tokenizer, config.max_len)
-
-    model = build_model(config.size, len(tokenizer), config.seed).to(device)
-    no_decay = [p for n, p in model.named_parameters() if n.endswith("bias") or "LayerNorm" in n]
-    decay = [p for n, p in model.named_parameters() if not (n.endswith("bias") or "LayerNorm" in n)]
-    optimizer = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=config.lr,
-    )
-    scheduler = transformers.get_linear_schedule_with_warmup(optimizer, config.warmup, config.steps)
+    setup = Setup(config, directory, out, device, tokenizer, tokenizer_source, corpus)
+    model = build_model(config.size, len(tokenizer), config.seed, config.dropout).to(device)
+    optimization = optimization_for(model, config, device)
     collate = collator(tokenizer)
     order = EpochOrder(len(corpus.train), config.batch_size, config.seed)
-    heldout_inputs, heldout_labels = mask(collate, corpus.heldout[: config.heldout_sequences], HELDOUT_MASK_SEED, 0)
-
-    def evaluate() -> float:
-        return _heldout_loss(model, heldout_inputs, heldout_labels, config.batch_size, device)
+    heldout = HeldOut(corpus, collate, config, device)
 
     state_file = directory / "state.pt"
-    if state_file.is_file():
-        state = torch.load(state_file, weights_only=False, map_location="cpu")
-        if state["config"] != config.as_dict():
-            raise SentembError(f"{state_file} belongs to other settings ({state['config']}); use another --out")
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        torch.random.set_rng_state(state["random"]["torch"])
-        if device.type == "cuda" and state["random"]["cuda"]:
-            torch.cuda.set_rng_state_all(state["random"]["cuda"])
-        step, curves, window, elapsed = state["step"], state["curves"], state["window"], state["elapsed_s"]
-        best = state["best"]
-        print(f"[pretrain] resuming {directory} at step {step} of {config.steps}")
-    else:
+    state = PretrainState.load(state_file, config, model, optimization)
+    if state is None:
         torch.manual_seed(config.seed)
-        step, curves, window, elapsed = 0, {"train": [], "heldout": [[0, evaluate()]]}, [], 0.0
-        best = {"step": 0, "loss": curves["heldout"][0][1], "weights": _cpu_copy(model)}
-
-    def save_state() -> None:
-        state = {
-            "config": config.as_dict(),
-            "model": model.state_dict(),
-            "optimizer": optimizer.state_dict(),
-            "scheduler": scheduler.state_dict(),
-            "random": _random_states(),
-            "step": step,
-            "curves": curves,
-            "window": [float(w) for w in window],
-            "best": best,
-            "elapsed_s": elapsed + time.perf_counter() - started,
-        }
-        atomic_write(state_file, lambda tmp: torch.save(state, tmp))
+        state = PretrainState.fresh(model, heldout.loss(model))
+    else:
+        print(f"[pretrain] resuming {directory} at step {state.step} of {config.steps}")
 
     started = time.perf_counter()
     model.train()
-    bar = progress(total=config.steps, initial=step, desc=f"pretrain {config.size}")
-    while step < config.steps:
-        step += 1
-        inputs, labels = mask(collate, corpus.train[torch.from_numpy(order.indices(step - 1))], config.seed, step)
-        with torch.autocast(device.type, torch.bfloat16, enabled=device.type == "cuda"):
+    bar = progress(total=config.steps, initial=state.step, desc=f"pretrain {config.size}")
+    while state.step < config.steps:
+        state.step += 1
+        rows = torch.from_numpy(order.indices(state.step - 1))
+        inputs, labels = mask(collate, corpus.train[rows], config.seed, state.step)
+        with optimization.autocast():
             loss = masked_lm_loss(model, inputs.to(device), labels.to(device))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
-        window.append(loss.detach())
+        optimization.step(loss)
+        state.window.append(loss.detach())  # read at the next evaluation: no wait for the device inside a step
         bar.update(1)
-        if step % config.eval_every == 0 or step == config.steps:
-            curves["train"].append([step, sum(float(w) for w in window) / len(window)])
-            curves["heldout"].append([step, evaluate()])
-            if curves["heldout"][-1][1] < best["loss"]:
-                best = {"step": step, "loss": curves["heldout"][-1][1], "weights": _cpu_copy(model)}
-            window = []
-            bar.set_postfix(train=f"{curves['train'][-1][1]:.3f}", heldout=f"{curves['heldout'][-1][1]:.3f}")
-            save_state()
-        elif step == stop_after:
-            save_state()
-        if step == stop_after:
+        if state.step % config.eval_every == 0 or state.step == config.steps:
+            state.evaluated(model, heldout.loss(model), started)
+            train_loss, heldout_loss = state.curves["train"][-1][1], state.curves["heldout"][-1][1]
+            bar.set_postfix(train=f"{train_loss:.3f}", heldout=f"{heldout_loss:.3f}")
+            state.save(state_file, config, model, optimization, started)
+        elif state.step == stop_after:
+            state.save(state_file, config, model, optimization, started)
+        if state.step == stop_after:
             bar.close()
             return None
     bar.close()
-    wall = elapsed + time.perf_counter() - started
 
-    model_dir = directory / "model"
-    save_checkpoint(model, best["weights"], config.seed, model_dir)
+    record = finish(setup, state, model, state.seconds(started))
+    atomic_write_text(directory / "record.json", json.dumps(record, indent=1) + "\n")
+    state_file.unlink(missing_ok=True)
+    return record
+
+
+def finish(setup: Setup, state: PretrainState, model: transformers.BertForMaskedLM, wall: float) -> dict:
+    """Save the kept weights and the tokenizer to ``<directory>/model``; the run's record."""
+    config, corpus, tokenizer = setup.config, setup.corpus, setup.tokenizer
+    model_dir = setup.directory / "model"
+    save_checkpoint(model, state.best["weights"], config.seed, model_dir)
     tokenizer.save_pretrained(model_dir)
-    tokens = config.steps * config.batch_size * config.max_len
-    record = {
+    curves, tokens = state.curves, config.steps * config.batch_size * config.max_len
+    return {
         "run_id": config.run_id,
         "config": config.as_dict(),
         "model": {"size": config.size, **size_of(config.size, len(tokenizer)), "bert": model.config.to_dict()},
@@ -195,15 +264,13 @@ def pretrain(
         "epochs": tokens / corpus.train.numel(),
         "train_loss": curves["train"],
         "heldout_loss": curves["heldout"],
+        "heldout_seconds": curves["seconds"],  # the run's wall seconds at each held-out evaluation
         "final_train_loss": curves["train"][-1][1],
         "final_heldout_loss": curves["heldout"][-1][1],
-        "kept": {"step": best["step"], "heldout_loss": best["loss"], "rule": "the lowest held-out loss"},
-        "tokenizer": {"source": tokenizer_source, "vocabulary_sha256": vocabulary_sha256(tokenizer)},
+        "kept": {"step": state.best["step"], "heldout_loss": state.best["loss"], "rule": "the lowest held-out loss"},
+        "tokenizer": {"source": setup.tokenizer_source, "vocabulary_sha256": vocabulary_sha256(tokenizer)},
         "wall_seconds": wall,
         "weights_sha256": sha256_of(model_dir / "model.safetensors"),
-        "provenance": provenance.collect(device),
-        "command": config.command(str(out) if out else None),
+        "provenance": provenance.collect(setup.device),
+        "command": config.command(str(setup.out) if setup.out else None),
     }
-    atomic_write_text(directory / "record.json", json.dumps(record, indent=1) + "\n")
-    state_file.unlink(missing_ok=True)
-    return record

@@ -142,20 +142,22 @@ def _schedule(kind: str, warmup: int, total: int) -> Callable[[int], float]:
     return factor
 
 
-def _rng_state(device: torch.device) -> dict:
+def rng_state(device: torch.device) -> dict:
+    """The torch random state of this process (and of ``device`` when it is a GPU), for ``state.pt``."""
     state = {"cpu": torch.random.get_rng_state()}
     if device.type == "cuda":
         state["cuda"] = torch.cuda.get_rng_state(device)
     return state
 
 
-def _set_rng_state(state: dict, device: torch.device) -> None:
+def set_rng_state(state: dict, device: torch.device) -> None:
+    """Restore a :func:`rng_state`."""
     torch.random.set_rng_state(state["cpu"])
     if device.type == "cuda" and "cuda" in state:
         torch.cuda.set_rng_state(state["cuda"], device)
 
 
-def _cpu_copy(state_dict: dict) -> dict:
+def cpu_copy(state_dict: dict) -> dict:
     """A CPU copy of a state dict; non-tensor entries (a module's extra state, e.g. a memory queue's position)
     are deep-copied."""
     return {
@@ -285,7 +287,7 @@ class TrainingState:
                 f"{path} was written by {saved_world} process(es); resume run {run_id} "
                 f"with as many (this is {world}), or delete the state to start it again"
             )
-        _set_rng_state(rng[distributed.rank()] if isinstance(rng, list) else rng, optimization.device)
+        set_rng_state(rng[distributed.rank()] if isinstance(rng, list) else rng, optimization.device)
         return cls(
             run_id,
             saved["step"],
@@ -311,14 +313,14 @@ class TrainingState:
         if self.best_state is None or checkpoint == "last" or worst_if_nan(score) > worst_if_nan(self.best_dev):
             self.best_step, self.best_dev = step, score
             with timed(self.seconds, "checkpoint"):
-                self.best_state = _cpu_copy(objective.state_dict())
+                self.best_state = cpu_copy(objective.state_dict())
 
     def save(self, path: Path, objective: TrainingObjective, optimization: Optimization, phase_started: float) -> None:
         """Write ``state.pt`` (every rank takes part: rank 0 writes, with every rank's random states); the time it
         takes counts as ``checkpoint``, the phase so far (``phase_started``) as ``total``."""
         with timed(self.seconds, "checkpoint"):
             self.stamp_total(phase_started)
-            rng_states = distributed.all_gather_objects(_rng_state(optimization.device))
+            rng_states = distributed.all_gather_objects(rng_state(optimization.device))
             if distributed.is_main():
                 saved = {
                     "run_id": self.run_id,
