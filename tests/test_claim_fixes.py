@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from papers.noncontrastive.report import delta_on_the_same_tasks
 from papers.simcse_pp import report as simcse_pp_report
@@ -135,7 +136,11 @@ def test_the_bert_base_claim_is_tested_on_its_aliased_cells():
     )
     verdict = evaluate(claim, cells)
     assert verdict.status == "holds"  # the direction: +1.1 points
-    assert verdict.size_status == "fails"  # +1.1 points is short of the paper's +1.75 margin
+    assert verdict.size_target == pytest.approx(1.75 / 2)  # half of the paper's +1.75 margin
+    assert verdict.size_status == "holds" and verdict.size_ratio == pytest.approx(1.1 / 1.75)
+    cells.loc[0, "values"] = "77.4;77.6;77.5"  # +0.5: short of half the paper's effect
+    cells.loc[0, "value"] = 77.5
+    assert evaluate(claim, cells).size_status == "fails"
 
 
 def test_mteb_delta_only_where_both_sides_average_the_same_tasks():

@@ -150,8 +150,9 @@ def test_size_verdict_uses_the_papers_own_effect():
     runs = [record(f"a{s}", s, objective="x") for s in (42, 43, 44)] + [record(f"b{s}", s) for s in (42, 43, 44)]
     table = cells({"a": (LEFT, ["a42", "a43", "a44"]), "b": (RIGHT, ["b42", "b43", "b44"])})
     verdict = evaluate(GREATER, table, reported, lookup_record=store(*runs))
-    assert verdict.status == "holds" and verdict.size_status == "fails" and verdict.size_target == 2.0
+    assert verdict.status == "holds" and verdict.size_status == "fails" and verdict.size_target == 1.0
     assert verdict.size_detail.startswith("the paper's own effect (+2)")
     close = evaluate({**GREATER, "size_tolerance": 2.0}, table, reported, lookup_record=store(*runs))
-    assert close.size_status == "holds" and "TOST" in close.size_detail
+    assert close.size_status == "holds" and close.size_target == 2.0  # TOST: equivalent to the paper's own effect
+    assert "|80.31 - 80 - 2| = 1.69 <= 2" in close.size_detail
     assert evaluate(GREATER, table, None, lookup_record=store(*runs)).size_status == "no size"

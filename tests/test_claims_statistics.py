@@ -9,7 +9,16 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from sentemb.report.claims import ALPHA, evaluate, evaluate_all, from_reproduced, load_claims, parse_values, welch_p
+from sentemb.report.claims import (
+    ALPHA,
+    SIZE_FRACTION,
+    evaluate,
+    evaluate_all,
+    from_reproduced,
+    load_claims,
+    parse_values,
+    welch_p,
+)
 
 WIN = [83.1, 83.4, 83.2]  # mean 83.2333
 BASE = [80.0, 80.3, 80.1]  # mean 80.1333: 3.1 below WIN, same spread
@@ -106,7 +115,7 @@ def test_greater_clear_loss_fails():
 def test_greater_single_seed_inconclusive():
     verdict = greater([83.0], BASE)
     assert verdict.status == "inconclusive" and verdict.p_value is None
-    assert verdict.detail.startswith("inconclusive (1 seed): cells with one seed 'a / c'; 83 > 80.13")
+    assert verdict.detail.startswith("inconclusive (1 seed: cells with one seed 'a / c'); 83 > 80.13")
     assert verdict.n == "1 vs 3" and verdict.effect == pytest.approx(83.0 - np.mean(BASE))
 
 
@@ -125,20 +134,35 @@ def test_empty_values_count_as_one_seed():
 @pytest.mark.parametrize(
     "margin, status, p",
     [
-        (2.0, "holds", 4.5602e-4),
-        (3.0, "inconclusive", 0.23380),
-        (4.0, "fails", 9.7784e-4),
-        (5.0, "fails", 5.4138e-5),
+        (4.0, "holds", 4.5602e-4),  # asks for half of it: 2.0
+        (6.0, "inconclusive", 0.23380),  # 3.0
+        (8.0, "fails", 9.7784e-4),  # 4.0
+        (10.0, "fails", 5.4138e-5),  # 5.0
     ],
 )
-def test_greater_margin_is_the_size_verdict(margin, status, p):
+def test_the_size_verdict_asks_for_half_the_papers_stated_margin(margin, status, p):
     verdict = greater(WIN, BASE, margin=margin)
+    assert SIZE_FRACTION == 0.5
     assert verdict.status == verdict.direction_status == "holds"  # the direction: margin 0
     assert verdict.effect == pytest.approx(3.1)
-    assert verdict.size_status == status and verdict.size_target == margin
-    assert verdict.size_p_value == pytest.approx(p, rel=1e-4)
-    assert verdict.size_effect == pytest.approx(3.1 - margin)
+    assert verdict.size_status == status and verdict.size_target == margin / 2
+    shift = margin / 2
+    expected = hand_welch_p(WIN, BASE, shift)[2] if status != "fails" else hand_welch_p(BASE, WIN, -shift)[2]
+    assert verdict.size_p_value == pytest.approx(expected, rel=1e-9) and expected == pytest.approx(p, rel=1e-4)
+    assert verdict.size_effect == pytest.approx(3.1 - margin / 2)
     assert verdict.size_detail.startswith(f"the paper's stated margin {margin:g}: ")
+    # the ratio of the reproduced effect to the paper's, with the Welch interval of the difference over it
+    diff_se = math.sqrt(np.var(WIN, ddof=1) / 3 + np.var(BASE, ddof=1) / 3)
+    half = stats.t.ppf(0.95, hand_welch_p(WIN, BASE)[1]) * diff_se
+    assert verdict.size_ratio == pytest.approx(3.1 / margin)
+    assert verdict.size_ratio_low == pytest.approx((3.1 - half) / margin)
+    assert verdict.size_ratio_high == pytest.approx((3.1 + half) / margin)
+
+
+def test_margin_zero_means_zero_and_sets_no_size_target():
+    verdict = greater(WIN, BASE, margin=0)
+    assert verdict.size_status == "no size" and verdict.size_target is None
+    assert verdict.size_detail == "the claim states a margin of 0: its size question is its direction's"
 
 
 def test_within_tost_holds_fails_inconclusive():
@@ -147,7 +171,7 @@ def test_within_tost_holds_fails_inconclusive():
     assert same.size_status == "no size" and same.size_detail.startswith("an equivalence claim")
     assert same.p_value == pytest.approx(1.27608e-4, rel=1e-4)
     assert same.effect == pytest.approx(1.0)
-    assert same.detail.startswith("|83.1 - 83.1| = 0 <= 1: TOST p=0.000128")
+    assert same.detail.startswith("|83.1 - 83.1| = 0 <= 1: p=0.000128 for")
 
     apart = within([83.0, 83.2, 83.1], [86.0, 86.2, 86.1], tolerance=1.0)
     assert apart.status == "fails" and apart.effect == pytest.approx(-2.0)
@@ -173,7 +197,7 @@ def test_argmax_separable_from_the_runner_up_holds():
     )
     assert verdict.effect == pytest.approx(1.0)
     assert verdict.p_value == pytest.approx(hand_welch_p(EXPECT, OTHERS["o3"])[2], rel=1e-12)
-    assert verdict.detail == "runner-up 'o3 / c' (80.1, n=3) vs 'e / c' (81.1, n=3): lead +1, p=0.000128: separable"
+    assert verdict.detail.startswith("runner-up 'o3 / c' (80.1, n=3) vs 'e / c' (81.1, n=3): lead +1: p=0.000128 for")
 
 
 def test_argmax_not_separable_from_the_runner_up_inconclusive():
@@ -181,33 +205,33 @@ def test_argmax_not_separable_from_the_runner_up_inconclusive():
     assert verdict.status == "inconclusive"
     assert verdict.p_value == pytest.approx(0.40969, abs=1e-5)
     assert verdict.effect == pytest.approx(0.03333, abs=1e-5)
-    assert "runner-up 'o3 / c' (81.07, n=3)" in verdict.detail and verdict.detail.endswith("not separable")
+    assert "runner-up 'o3 / c' (81.07, n=3)" in verdict.detail and "p=0.41 for" in verdict.detail
 
 
 def test_argmax_reports_the_largest_p_when_it_is_not_the_runner_up():
     verdict = best("argmax", EXPECT, {**OTHERS, "o1": [75.0, 80.9, 78.0]})  # noisy: mean 77.97, not runner-up
     assert verdict.status == "inconclusive"
     assert verdict.p_value == pytest.approx(hand_welch_p(EXPECT, [75.0, 80.9, 78.0])[2], rel=1e-12)
-    assert verdict.detail.endswith(f"largest p={verdict.p_value:.3g} against 'o1 / c' (77.97)")
-    assert "runner-up 'o3 / c'" in verdict.detail and ": separable" in verdict.detail
+    assert "the largest p for is against 'o1 / c' (77.97)" in verdict.detail
+    assert verdict.detail.startswith("runner-up 'o3 / c'")
 
 
 def test_argmax_clearly_beaten_fails():
     verdict = best("argmax", EXPECT, {**OTHERS, "o3": [83.0, 83.2, 83.1]})
     assert verdict.status == "fails" and verdict.effect == pytest.approx(-2.0)
     assert verdict.p_value == pytest.approx(3 * 8.2415e-06, rel=1e-4)  # Bonferroni over 3 cells
-    assert verdict.detail == (
-        "'o3 / c' (83.1, n=3) is significantly larger than 'e / c' (81.1, n=3): p=8.24e-06 < 0.05/3"
+    assert verdict.detail.startswith(
+        "'o3 / c' (83.1, n=3) is larger than 'e / c' (81.1, n=3): p=8.24e-06 x 3 cells (Bonferroni); runner-up"
     )
 
 
 def test_argmax_with_a_one_seed_competitor_is_inconclusive():
     verdict = best("argmax", EXPECT, {**OTHERS, "o4": [70.0]})
     assert verdict.status == "inconclusive" and verdict.p_value is None and verdict.n == "3 vs 3,3,3,1"
-    assert verdict.detail.startswith("inconclusive (1 seed): cells with one seed 'o4 / c'; runner-up 'o3 / c'")
-    # a testable competitor that clearly wins still makes it fail
+    assert verdict.detail.startswith("inconclusive (1 seed: cells with one seed 'o4 / c'); runner-up 'o3 / c'")
+    # a one-seed competitor leaves the claim untested, even when another cell clearly wins
     beaten = best("argmax", EXPECT, {**OTHERS, "o4": [70.0], "o3": [83.0, 83.2, 83.1]})
-    assert beaten.status == "fails" and beaten.p_value == pytest.approx(4 * 8.2415e-06, rel=1e-4)
+    assert beaten.status == "inconclusive" and beaten.p_value is None
     # one seed on expect: nothing can be tested
     alone = best("argmax", [81.1], OTHERS)
     assert alone.status == "inconclusive" and "cells with one seed 'e / c'" in alone.detail
@@ -229,8 +253,7 @@ def test_argmin_mirrors_argmax():
         assert low.p_value == pytest.approx(high.p_value, rel=1e-12)
         assert low.effect == pytest.approx(high.effect)
     assert (
-        "significantly smaller"
-        in best("argmin", [-x for x in EXPECT], negate({**OTHERS, "o3": [83.0, 83.2, 83.1]})).detail
+        "is smaller than" in best("argmin", [-x for x in EXPECT], negate({**OTHERS, "o3": [83.0, 83.2, 83.1]})).detail
     )
 
 
@@ -241,21 +264,21 @@ def test_zero_variance_decided_by_the_sign_of_the_difference():
     assert greater([79.0, 79.0], [80.0, 80.0]).status == "fails"
     tie = greater([80.0, 80.0], [80.0, 80.0])
     assert (tie.status, tie.p_value) == ("inconclusive", 1.0)
-    assert greater([80.0, 80.0], [79.0, 79.0], margin=1.0).size_status == "inconclusive"  # exactly on the margin
+    assert greater([80.0, 80.0], [79.0, 79.0], margin=2.0).size_status == "inconclusive"  # exactly on half of it
     assert within([83.0, 83.0], [83.4, 83.4], tolerance=0.5).status == "holds"
     assert within([83.0, 83.0], [84.0, 84.0], tolerance=0.5).status == "fails"
 
 
 def test_reported_numbers_stay_deterministic():
     cells = table({"a": WIN, "b": BASE}).drop(columns="values")
-    claim = {"id": "g", "text": "t", "kind": "greater", "left": ref("a"), "right": ref("b"), "margin": 3.0}
+    claim = {"id": "g", "text": "t", "kind": "greater", "left": ref("a"), "right": ref("b"), "margin": 6.0}
     verdict = evaluate(claim, cells)
     assert (verdict.status, verdict.test, verdict.p_value) == ("holds", "deterministic", None)
     assert verdict.detail == f"{np.mean(WIN):g} > {np.mean(BASE):g} + 0"
     assert verdict.effect == pytest.approx(3.1)
-    assert verdict.size_status == "holds" and verdict.size_effect == pytest.approx(0.1)
+    assert verdict.size_status == "holds" and verdict.size_effect == pytest.approx(0.1)  # half of 6
     assert verdict.size_detail.endswith(f"{np.mean(WIN):g} > {np.mean(BASE):g} + 3")
-    assert evaluate({**claim, "margin": 4.0}, cells).size_status == "fails"
+    assert evaluate({**claim, "margin": 8.0}, cells).size_status == "fails"
 
 
 def test_evaluate_all_columns_and_from_reproduced_keeps_values():
@@ -294,6 +317,8 @@ def test_evaluate_all_columns_and_from_reproduced_keeps_values():
         "detail",
         "effect",
         "p_value",
+        "p_adjusted",
+        "correction",
         "n",
         "test",
         "direction_status",
@@ -301,7 +326,13 @@ def test_evaluate_all_columns_and_from_reproduced_keeps_values():
         "size_target",
         "size_effect",
         "size_p_value",
+        "size_p_adjusted",
+        "size_ratio",
+        "size_ratio_low",
+        "size_ratio_high",
         "size_detail",
+        "same_runs_as",
+        "evidence",
     ]
     assert len(verdicts) == len(load_claims("simcse"))
     assert set(verdicts["status"]) == {"not run"}  # one cell is not enough for any simcse claim

@@ -222,3 +222,19 @@ def test_a_checkpoint_pretrained_without_dropout_is_saved_with_berts_dropout_for
     with_dropout = build_model("tiny", len(tokenizer), seed=0).state_dict()
     without = build_model("tiny", len(tokenizer), 0, 0.0).state_dict()
     assert all(torch.equal(with_dropout[k], v) for k, v in without.items())
+
+
+@needs_mirror
+def test_a_milestone_checkpoint_is_the_unfinished_runs_current_weights(tmp_path, shared_cache):
+    from sentemb.pretrain.milestone import checkpoint_dir
+
+    config = PretrainConfig(size="tiny", steps=20, batch_size=8, lr=5e-3, warmup=2, eval_every=5, heldout_sequences=16)
+    assert pretrain(config, tmp_path / "run", stop_after=10) is None  # interrupted at an evaluation
+    directory, step, loss = checkpoint_dir(tmp_path / "run", tmp_path / "out")
+    state = torch.load(tmp_path / "run" / "state.pt", weights_only=False)
+    assert step == 10 and loss == dict(state["curves"]["heldout"])[10]
+    _, encoder = load_backbone(str(directory))
+    saved = encoder.state_dict()
+    for name, value in state["model"].items():
+        if name.startswith("bert.") and not name.startswith("bert.pooler"):
+            assert torch.equal(saved[name.removeprefix("bert.")], value.to(torch.bfloat16).float()), name

@@ -37,6 +37,18 @@ def test_stage2_rows_start_from_the_simcse_grid_runs_by_id():
     assert "tncse_lr_paper" not in full and "tncse_lr_paper" not in grid("smoke")
 
 
+def test_on_every_profile_but_the_committed_small_one_each_seed_has_its_own_stage1_pair():
+    full, unsup = grid("full"), simcse_grid("full")["unsup"]
+    seeds = [s.seed for s in unsup]
+    assert [s.seed for s in full["simcse"]] == seeds + [s + 100 for s in seeds]  # every encoder of every pair
+    ids = {s.seed: s.run_id for s in full["simcse"]}
+    assert [s.init_runs for s in full["tncse"]] == [(ids[s], ids[s + 100]) for s in seeds]
+    used = [run for s in full["tncse"] for run in s.init_runs]
+    assert len(used) == len(set(used)) == 2 * len(seeds)  # disjoint: independent TNCSE seeds
+    assert {s.run_id for s in full["simcse"][: len(seeds)]} == {s.run_id for s in unsup}  # shared with SimCSE's grid
+    assert not get_profile("small").disjoint_stage1 and get_profile("raw").disjoint_stage1
+
+
 @pytest.mark.parametrize("profile", ["smoke", "small", "full"])
 def test_the_matched_simcse_differs_from_tncse_single_by_the_l_tn_weight_only(profile):
     """Table 5's claim compares runs that differ by L_TN only: the same seeds, data, steps, batch, lr, pooler and

@@ -24,7 +24,7 @@ from sentemb import archive_coverage, settings
 from sentemb.paper import reproduced_papers
 from sentemb.plots import style
 from sentemb.profiles import get_profile
-from sentemb.report.claims import Comparison, Seeds
+from sentemb.report.comparison import Comparison, Seeds
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, sts_rows, trace
 
 PROTOCOLS = {
@@ -71,15 +71,16 @@ def sts_seeds(sts: dict[str, list[dict]], aggregation: str) -> dict[str, Seeds]:
 def pairwise(seeds: dict[str, Seeds], evaluation: str, aggregation: str = "") -> pd.DataFrame:
     """Every pair of methods with >= 2 seeds each: the difference, the two-sided p-value, and the p-value corrected
     for the number of pairs of this evaluation (Benjamini-Hochberg); significant at 0.05 after it. Like the claims
-    (:class:`~sentemb.report.claims.Comparison`), methods whose runs share their randomness (the same seed and data
-    order, or init runs) are compared paired on their matched seeds, the others by Welch's test (``test``)."""
+    (:class:`~sentemb.report.comparison.Comparison`), methods whose runs share their randomness (the same seed and data
+    order, or init runs) are compared paired on their matched seeds, the others by Welch's test (``test``); a pair whose
+    seeds are not independent replicates (overlapping init runs) is listed with its difference and no p-value."""
     seeds = {m: v for m, v in seeds.items() if len(v) >= 2}
     rows = []
     for a, b in itertools.combinations(seeds, 2):
         comparison = Comparison(seeds[a], seeds[b])
-        if not comparison.testable:  # paired on fewer than 2 matched seeds
+        if not comparison.testable and not comparison.design.refused:  # paired on fewer than 2 matched seeds
             continue
-        p = min(1.0, 2 * min(comparison.p_greater(), comparison.p_less()))
+        p = min(1.0, 2 * min(comparison.p_greater(), comparison.p_less())) if comparison.testable else float("nan")
         rows.append(
             {
                 "evaluation": evaluation,
@@ -93,8 +94,13 @@ def pairwise(seeds: dict[str, Seeds], evaluation: str, aggregation: str = "") ->
             }
         )
     table = pd.DataFrame(rows)
-    if not table.empty:
-        table["p_corrected"] = stats.false_discovery_control(table["p_value"].to_numpy(), method="bh")
+    if not table.empty:  # the pairs that may not be tested (not independent replicates) have no p and no correction
+        tested = table["p_value"].notna()
+        table["p_corrected"] = float("nan")
+        if tested.any():
+            table.loc[tested, "p_corrected"] = stats.false_discovery_control(
+                table.loc[tested, "p_value"].to_numpy(), method="bh"
+            )
         table["significant"] = table["p_corrected"] < 0.05
     return table
 

@@ -23,8 +23,8 @@ def archive_table(profile: str) -> list[str]:
     lines = [
         (
             "| paper | tables + figures: reproduced / partly / not run / no numbers (n.a., not identifiable) | "
-            "claims, direction: holds / fails / inconclusive / not run | "
-            "size (as large as the paper's): holds / fails / inconclusive / no size or not run |"
+            "claims, direction: holds / fails / inconclusive / same runs / not run | "
+            "size (at least half the paper's): holds / fails / inconclusive / no size, same runs or not run |"
         ),
         "|---|---|---|---|",
     ]
@@ -33,9 +33,9 @@ def archive_table(profile: str) -> list[str]:
         lines.append(
             f"| {links} | {i['reproduced']} / {i['partly']} / {i['not run']} / "
             f"{i['not applicable'] + i['not identifiable']} (of {i['items']}) | "
-            f"{c['holds']} / {c['fails']} / {c['inconclusive']} / {c['not run']} (of {c['claims']}) | "
-            f"{c['size holds']} / {c['size fails']} / {c['size inconclusive']} / "
-            f"{c['size no size'] + c['size not run']} |"
+            f"{c['holds']} / {c['fails']} / {c['inconclusive']} / {c['same runs']} / {c['not run']} "
+            f"(of {c['claims']}) | {c['size holds']} / {c['size fails']} / {c['size inconclusive']} / "
+            f"{c['size no size'] + c['size same runs'] + c['size not run']} |"
         )
     return lines
 
@@ -70,10 +70,16 @@ def pairwise_lines(pairs: pd.DataFrame) -> list[str]:
             continue
         significant = part[part["significant"].astype(bool)]
         paired = int(part["test"].str.startswith("paired").sum())
+        tested = int(part["p_value"].notna().sum())
+        untested = (
+            f"; {len(part) - tested} pairs not tested (their seeds share init runs: not independent replicates)"
+            if tested < len(part)
+            else ""
+        )
         lines += [
             "",
-            f"Pairwise ({label}; two-sided, {paired} of {len(part)} pairs paired (the same seeds and data "
-            f"order, or init runs), the others Welch; Benjamini-Hochberg over {len(part)} pairs): "
+            f"Pairwise ({label}; two-sided, {paired} of {tested} pairs paired (the same seeds and data "
+            f"order, or init runs), the others Welch; Benjamini-Hochberg over {tested} pairs{untested}): "
             f"{len(significant)} significant at 0.05"
             + (": " if len(significant) else "")
             + "; ".join(

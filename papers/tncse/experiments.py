@@ -6,8 +6,11 @@ Sources: the paper (Eq. 4-8; Figure 4: "training set is uniformly Wiki1M and unl
 fp16, STS-B dev every 100 steps, best checkpoint kept; [CLS] of encoder I + [CLS] of encoder II, SentEval "all").
 
 Stage 1 (SimCSE on Wiki1M + SICK-R plus round-trip translations) needs a translation model, which is not offline.
-Substitute: the SimCSE grid's ``unsup`` runs, reused by run id (``init_runs``), not retrained: TNCSE seed s starts
-from SimCSE seeds (s, next seed) of the profile's headline seeds, so three TNCSE seeds see three stage-1 pairs.
+Substitute: the SimCSE grid's ``unsup`` runs, reused by run id (``init_runs``), not retrained. TNCSE seed s starts
+from its own pair of SimCSE unsup runs, seeds (s, s + 100): disjoint pairs, so the TNCSE seeds (and every paired
+difference built on them) are independent replicates; the ``simcse`` row holds both encoders of every pair
+(``Profile.disjoint_stage1``). The committed small profile predates this and keeps a ring, (s, next headline seed):
+its seeds share stage-1 runs, so the claims that pair on them get no test (``sentemb.report.pairing``).
 
 Runs: ``simcse``, ``ensemble``, ``tncse``, ``tncse_wiki``, ``loss_<terms>``, ``simcse_sickr``, ``tncse_single``,
 ``simcse_matched`` (``tncse_single`` with ``tn_weight=0``: the SimCSE that differs from it by L_TN only) and
@@ -128,12 +131,27 @@ def paper_grid() -> dict[str, RunSpec]:
     return runs
 
 
+SECOND_ENCODER_SEED = 100  # TNCSE seed s: encoder II is SimCSE unsup at seed s + 100 (disjoint pairs)
+
+
+def stage1_runs(profile: str) -> tuple[RunSpec, ...]:
+    """The SimCSE unsup runs TNCSE starts from: the SimCSE grid's own (encoder I of each seed), then on a profile with
+    ``disjoint_stage1`` the same spec at seed s + 100 (encoder II)."""
+    unsup = simcse_grid(profile)["unsup"]
+    if not get_profile(profile).disjoint_stage1:
+        return unsup
+    return unsup + tuple(dataclasses.replace(spec, seed=spec.seed + SECOND_ENCODER_SEED) for spec in unsup)
+
+
 def stage1_pairs(profile: str) -> dict[int, tuple[str, str]]:
-    """Seed -> (run id of encoder I, run id of encoder II): SimCSE ``unsup`` seeds (s, the next headline seed)."""
+    """Seed -> (run id of encoder I, run id of encoder II): SimCSE ``unsup`` seeds (s, s + 100), or on a profile
+    without ``disjoint_stage1`` the ring (s, the next headline seed)."""
     unsup = simcse_grid(profile)["unsup"]
     ids = [spec.run_id for spec in unsup]
-    pairs = {spec.seed: (ids[i], ids[(i + 1) % len(ids)]) for i, spec in enumerate(unsup)}
-    return pairs
+    if get_profile(profile).disjoint_stage1:
+        second = {spec.seed - SECOND_ENCODER_SEED: spec.run_id for spec in stage1_runs(profile)[len(unsup) :]}
+        return {spec.seed: (spec.run_id, second[spec.seed]) for spec in unsup}
+    return {spec.seed: (ids[i], ids[(i + 1) % len(ids)]) for i, spec in enumerate(unsup)}
 
 
 CORE = ("simcse", "ensemble", "tncse")  # a budgeted profile's rows without --extended (Table 1, Figures 4 and 6)
@@ -151,6 +169,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     if not profile.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in CORE}
     scaled = scale_grid(runs, profile.name, [h for h in HEADLINE if h in runs])
+    scaled["simcse"] = stage1_runs(profile.name)  # every stage-1 encoder, each alone (Table 1's SimCSE row)
     pairs = stage1_pairs(profile.name)
     scaled_stage2 = {} if profile.steps is None else {"lr": SMALL_LR, "max_len": SMALL_MAX_LEN}
     for name in STAGE2:

@@ -63,8 +63,8 @@ def claims(profile: str) -> pd.DataFrame:
 
 
 def claim_counts(profile: str) -> pd.DataFrame:
-    """One row per paper: its claims per direction status (holds / fails / inconclusive / not run) and per size
-    status (``size holds`` ... ``size no size``: is the effect as large as the paper's)."""
+    """One row per paper: its claims per direction status (holds / fails / inconclusive / same runs / not run) and
+    per size status (``size holds`` ... ``size no size``: is the effect as large as the paper's)."""
     table = claims(profile)
     rows = []
     for paper, title in titles().items():

@@ -109,15 +109,12 @@ class Paper(ABC):
         return self.not_testable
 
     def claims(self, tables: dict[str, pd.DataFrame], records: Records) -> pd.DataFrame:
-        """``claims.yaml`` evaluated on :meth:`claim_cells` (both verdicts, ``sentemb.report.claims``); an untestable
-        claim's direction verdict is *not run*, with the reason in its detail."""
+        """``claims.yaml`` evaluated on :meth:`claim_cells` (both verdicts, ``sentemb.report.claims``, corrected for the
+        paper's other claims); an untestable claim is *not run*, with the reason in its detail, and outside the
+        correction."""
         from sentemb.report.claims import evaluate_all
 
-        verdicts = evaluate_all(self.name, self.claim_cells(tables, records))
-        for claim, reason in self.untestable().items():
-            columns = ["status", "detail", "effect", "p_value", "n", "test"]
-            verdicts.loc[verdicts["claim"] == claim, columns] = ["not run", reason, None, None, "", ""]
-        return verdicts
+        return evaluate_all(self.name, self.claim_cells(tables, records), untestable=self.untestable())
 
     def write_tables(
         self, records: Records, derived_records: dict | None, profile: str | Profile

@@ -75,6 +75,7 @@ class Profile:
     compare_with: str = ""  # a profile whose claims' verdicts the overview sets beside this one's (other backbone)
     lr_multiples: tuple[float, ...] = ()  # one-seed learning-rate probes of each paper's tuned rows (lr_probes)
     steps_curve: int = 0  # steps of the STS-B dev curves that choose this profile's steps (SimCSE's grid); 0: none
+    disjoint_stage1: bool = True  # TNCSE seed s starts from its own SimCSE pair (s, s + 100), not a shared ring
 
     def substitutes(self) -> str:
         """What a caption says this profile substituted for the papers' settings (on the papers' own: that it is)."""
@@ -154,6 +155,7 @@ SMALL = Profile(
     committed=True,
     backbone_label=MINILM,
     backbone_kind="already contrastively trained",
+    disjoint_stage1=False,  # its committed TNCSE runs predate the disjoint pairs (their paired claims get no test)
     caveat=(
         "The small profile fine-tunes all-MiniLM-L6-v2, an encoder that is already contrastively "
         "trained, for a few dozen steps on 2 CPU cores: its numbers show the directions of the "
@@ -180,6 +182,7 @@ RAW = dataclasses.replace(  # the small profile's settings on the raw backbone
     compare_with="small",
     lr_multiples=(3.0, 10.0),
     steps_curve=300,
+    disjoint_stage1=True,
 )
 
 PROFILES = {

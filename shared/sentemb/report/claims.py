@@ -1,39 +1,48 @@
 """A paper's main claims as comparisons over table cells (``papers/<paper>/claims.yaml``), each given two verdicts.
 
-Claims: ``greater`` (left > right, with the paper's stated ``margin``), ``within`` (|left - right| <= ``tolerance``
-    or ``tolerance_relative``), ``argmax`` / ``argmin`` (``expect`` is among the largest / smallest of ``cells``);
-    cells by ``table``, ``row``, ``column`` (and ``group``, ``split``, ``aggregation``, ``metric`` to be unique; a
-    reference matching several rows raises); ``figure_only: true`` for numbers the paper shows only as a plot.
-Verdicts: ``direction_status`` (also ``status``: the effect in the paper's direction, margin 0) and ``size_status``
-    (as large as the paper's margin, else its own reported effect; with ``size_tolerance``, TOST-equivalent to it),
-    each ``holds`` / ``fails`` / ``inconclusive`` / ``not run``, with effect, p and n.
-Tests: without a ``values`` column, number against number; with per-seed values, one-sided at ``ALPHA`` = 0.05: a
-    paired t-test (:mod:`sentemb.report.pairing`), else Welch, or one-sample against a deterministic cell; ``within``
-    by TOST, ``argmax`` / ``argmin`` by an intersection-union test, Bonferroni over the k others. Fewer than 2 seeds
-    on a side: ``inconclusive``; zero variance: the sign of the difference decides (p = 0 or 1).
-Relations: :mod:`sentemb.report.pairing` (which design applies).
-The rules in full: docs/derivations.md#sentembreportclaimspy
+Claims: ``greater`` (left > right; ``margin``: the size the paper states, when it states one), ``within``
+    (|left - right| <= ``tolerance`` or ``tolerance_relative``), ``argmax`` / ``argmin`` (``expect`` is among the
+    largest / smallest of ``cells``); cells by ``table``, ``row``, ``column`` (and ``group``, ``split``,
+    ``aggregation``, ``metric`` to be unique; a reference matching several rows raises); ``figure_only: true`` for
+    numbers the paper shows only as a plot.
+Verdicts: ``direction_status`` (also ``status``: is the effect there, in the paper's direction) and ``size_status``
+    (is it at least ``SIZE_FRACTION`` of the paper's: its stated margin, else its own effect on its reported numbers;
+    with ``size_tolerance``, TOST-equivalent to it), each ``holds`` / ``fails`` / ``inconclusive`` / ``same runs``
+    (the claim's cells are another claim's runs: not separable on this profile) / ``not run``, with effect, raw and
+    adjusted p, and n; the size also with the ratio of the reproduced effect to the paper's and its interval.
+Tests: without a ``values`` column, number against number; with per-seed values, one-sided at ``ALPHA`` = 0.05 on a
+    design read from the run records (:mod:`sentemb.report.comparison`, :mod:`sentemb.report.pairing`); ``within`` by
+    TOST, ``argmax`` / ``argmin`` by an intersection-union test, Bonferroni over the k others for *fails*. Each
+    paper's claims are one family per verdict (:mod:`sentemb.report.multiplicity`: Benjamini-Hochberg for *holds*,
+    Holm for *fails*). No test (``inconclusive``, no p) with fewer than 2 seeds on a side, for two fixed numbers, and
+    when the values are not independent replicates.
+The rules in full: docs/reference.md#claims-the-rules and docs/derivations.md#sentembreportclaimspy
 """
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import yaml
-from scipy import stats
 
 from sentemb import settings
 from sentemb.errors import ConfigError
-from sentemb.report.pairing import Design, RecordLookup, design, stored_record
+from sentemb.report.comparison import Comparison, Constant, Seeds, paired_p, welch_p
+from sentemb.report.multiplicity import ALPHA, Decision, decide, decide_family
+from sentemb.report.pairing import RecordLookup, stored_record
+
+__all__ = ["ALPHA", "Comparison", "Constant", "Seeds", "paired_p", "welch_p"]
 
 REF_KEYS = ("table", "group", "row", "column", "split", "aggregation", "metric")
 KINDS = ("greater", "within", "argmax", "argmin")
-ALPHA = 0.05
-STATUSES = ("holds", "fails", "inconclusive", "not run")
+#: The size question: is the reproduced effect at least this fraction of the paper's (a non-inferiority test)?
+SIZE_FRACTION = 0.5
+STATUSES = ("holds", "fails", "inconclusive", "same runs", "not run")
 SIZE_STATUSES = STATUSES + ("no size",)
 #: The columns of ``claims.csv`` (documented in ``results/schema.yaml``).
 COLUMNS = [
@@ -45,6 +54,8 @@ COLUMNS = [
     "detail",
     "effect",
     "p_value",
+    "p_adjusted",
+    "correction",
     "n",
     "test",
     "direction_status",
@@ -52,31 +63,78 @@ COLUMNS = [
     "size_target",
     "size_effect",
     "size_p_value",
+    "size_p_adjusted",
+    "size_ratio",
+    "size_ratio_low",
+    "size_ratio_high",
     "size_detail",
+    "same_runs_as",
+    "evidence",
 ]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One test of a claim before any correction: the effect (positive supports the claim), the one-sided p-values
+    for and against (None when no test ran, with ``untestable`` saying why), what was compared, n and the test."""
+
+    effect: float | None
+    p_for: float | None
+    p_against: float | None
+    text: str
+    n: str = ""
+    test: str = ""
+    untestable: str = ""
+    ratio: tuple[float, float, float] | None = None  # the size's reproduced / paper ratio: (point, low, high)
+    against: str = ""  # what the test against found, when it decides (argmax/argmin: the cell that beats expect)
+
+    @property
+    def tested(self) -> bool:
+        return self.p_for is not None and self.p_against is not None
+
+    def detail(self, status: str) -> str:
+        if not self.tested:
+            return f"inconclusive ({self.untestable}); {self.text}"
+        if status == "fails" and self.against:
+            return f"{self.against}; {self.text}"
+        return f"{self.text}: p={_fmt_p(self.p_for)} for, p={_fmt_p(self.p_against)} against"
 
 
 @dataclass(frozen=True)
 class Verdict:
     """The outcome of one claim: the direction verdict (``status``, ...) and the size verdict (``size_*``).
 
-    ``effect`` is positive when it supports the claim; ``p_value`` is the p of the test that decided the status (for
-    ``inconclusive``: of the test for the claim), None when none ran; ``n`` the seeds per cell ("3 vs 3"; paired: "3
-    pairs"); ``test`` the test and its design. ``size_target`` is the effect the size verdict asks for.
+    ``effect`` is positive when it supports the claim; ``p_value`` is the raw p of the test that decided the status
+    (for ``inconclusive``: of the test for the claim), ``p_adjusted`` the same after the paper's correction
+    (``correction``), None when none ran; ``n`` the seeds per cell ("3 vs 3"; paired: "3 pairs"); ``test`` the test
+    and its design. ``size_target`` is the effect the size verdict asks for (``SIZE_FRACTION`` of the paper's),
+    ``size_ratio`` the reproduced effect over the paper's with its interval. ``evidence``: each cell's label, values
+    and run ids. ``direction`` and ``size`` keep the raw outcomes for the paper's correction.
     """
 
     id: str
-    status: str  # holds | fails | inconclusive | not run
+    status: str  # holds | fails | inconclusive | same runs | not run
     detail: str
     effect: float | None = None
     p_value: float | None = None
     n: str = ""
     test: str = ""
+    p_adjusted: float | None = None
+    correction: str = ""
     size_status: str = "no size"
     size_target: float | None = None
     size_effect: float | None = None
     size_p_value: float | None = None
+    size_p_adjusted: float | None = None
+    size_ratio: float | None = None
+    size_ratio_low: float | None = None
+    size_ratio_high: float | None = None
     size_detail: str = ""
+    same_runs_as: str = ""
+    evidence: tuple = ()
+    direction: Outcome | None = field(default=None, repr=False, compare=False)
+    size: Outcome | None = field(default=None, repr=False, compare=False)
+    size_source: str = field(default="", repr=False, compare=False)
 
     @property
     def direction_status(self) -> str:
@@ -148,18 +206,6 @@ def parse_values(values, value) -> list[float]:
     return [float(v) for v in str(values).split(";") if v.strip() != ""]
 
 
-class Constant(list):
-    """The value of a cell without seed variance (one value; see "Tests" above)."""
-
-
-class Seeds(list):
-    """A cell's per-seed values with the run ids behind them (``run_ids``; empty when unknown) and their profile."""
-
-    def __init__(self, values, run_ids=(), profile: str = "") -> None:
-        super().__init__(values)
-        self.run_ids, self.profile = list(run_ids), profile
-
-
 def _is_constant(row: pd.Series) -> bool:
     flag = row.get("deterministic")  # a bool, or "True"/"False" read back from a CSV; missing or NaN: seeded
     return bool(flag) if isinstance(flag, (bool, np.bool_)) else str(flag).lower() == "true"
@@ -172,110 +218,17 @@ def _text(row: pd.Series, key: str) -> str:
 
 def lookup_seeds(table: pd.DataFrame, ref: dict) -> list[float] | None:
     """The per-seed values of the one row matching ``ref`` (a :class:`Constant` for a deterministic cell, else
-    :class:`Seeds` carrying their run ids); None when no row matches or it has no value."""
+    :class:`Seeds`), with the run ids behind them; None when no row matches or it has no value."""
     row = _match(table, ref)
     if row is None:
         return None
     values = parse_values(row.get("values"), row["value"])
     if not values:
         return None
-    if _is_constant(row):
-        return Constant(values[:1])
     run_ids = [r for r in _text(row, "run_ids").split(";") if r]
-    return Seeds(values, run_ids if len(run_ids) == len(values) else (), _text(row, "profile"))
-
-
-def _testable(sample: list[float]) -> bool:
-    return isinstance(sample, Constant) or len(sample) >= 2
-
-
-def welch_p(a: list[float], b: list[float], shift: float = 0.0) -> float:
-    """One-sided Welch t-test p-value of H1: mean(a) - shift > mean(b) (both need >= 2 values).
-
-    Zero variance on both sides: p = 0 if mean(a) - shift > mean(b), else 1. A :class:`Constant` side is a known
-    value: the other side is tested against it with a one-sample t-test."""
-    constant_a, constant_b = isinstance(a, Constant), isinstance(b, Constant)
-    a = np.asarray(a, dtype=float) - shift
-    b = np.asarray(b, dtype=float)
-    if np.var(a) == 0 and np.var(b) == 0:
-        return 0.0 if a.mean() > b.mean() else 1.0
-    if constant_b and not constant_a:
-        return float(stats.ttest_1samp(a, b[0], alternative="greater").pvalue)
-    if constant_a and not constant_b:
-        return float(stats.ttest_1samp(b, a[0], alternative="less").pvalue)
-    return float(stats.ttest_ind(a, b, equal_var=False, alternative="greater").pvalue)
-
-
-def paired_p(differences: list[float], shift: float = 0.0) -> float:
-    """One-sided paired t-test p-value of H1: mean(differences) > shift (``ttest_rel``'s statistic on the pairs).
-    Zero variance: p = 0 if the mean lies above the shift, else 1."""
-    d = np.asarray(differences, dtype=float)
-    if np.var(d) == 0:
-        return 0.0 if d.mean() > shift else 1.0
-    return float(stats.ttest_1samp(d, shift, alternative="greater").pvalue)
-
-
-class Comparison:
-    """Two cells compared on one design: ``p_greater(s)`` / ``p_less(s)`` are the one-sided p-values of
-    H1: left - right > s / < s (means; on a paired design, the matched differences)."""
-
-    def __init__(self, left: list[float], right: list[float], lookup: RecordLookup = stored_record) -> None:
-        self.left, self.right = left, right
-        constant = isinstance(left, Constant) or isinstance(right, Constant)
-        if constant or not isinstance(left, Seeds) or not isinstance(right, Seeds):
-            why = (
-                "one-sample: a cell without seed variance"
-                if constant and not (isinstance(left, Constant) and isinstance(right, Constant))
-                else "independent: no run records"
-            )
-            self.design = Design(False, why)
-        else:
-            self.design = design(left.run_ids, right.run_ids, left.profile or right.profile, lookup)
-        self.differences = [
-            float(np.mean([left[i] for i in ls]) - np.mean([right[j] for j in rs])) for ls, rs in self.design.pairs
-        ]
-
-    @property
-    def paired(self) -> bool:
-        return self.design.paired
-
-    @property
-    def testable(self) -> bool:
-        return len(self.differences) >= 2 if self.paired else _testable(self.left) and _testable(self.right)
-
-    @property
-    def difference(self) -> float:
-        """The estimated left - right: the mean matched difference (paired) or the difference of the means."""
-        if self.paired:
-            return float(np.mean(self.differences))
-        return float(np.mean(self.left) - np.mean(self.right))
-
-    def p_greater(self, shift: float = 0.0) -> float:
-        if self.paired:
-            return paired_p(self.differences, shift)
-        return welch_p(self.left, self.right, shift)
-
-    def p_less(self, shift: float = 0.0) -> float:
-        if self.paired:
-            return paired_p([-d for d in self.differences], -shift)
-        return welch_p(self.right, self.left, -shift)
-
-    @property
-    def n(self) -> str:
-        if self.paired:
-            return f"{len(self.differences)} pairs"
-        return f"{len(self.left)} vs {len(self.right)}"
-
-    def test(self, what: str) -> str:
-        """The test's name with its design and why, e.g. "paired t one-sided (paired: the same init runs)"."""
-        if self.paired:
-            name = f"paired t {what}"
-        elif isinstance(self.left, Constant) != isinstance(self.right, Constant):
-            name = f"one-sample t {what}"
-        else:
-            name = f"Welch {what}"
-        extra = f"; {self.design.unmatched}" if self.design.unmatched else ""
-        return f"{name} ({self.design.why}{extra})"
+    if _is_constant(row):
+        return Constant(values[:1], run_ids, _text(row, "profile"))
+    return Seeds(values, run_ids, _text(row, "profile"))
 
 
 def _fmt_p(p: float | None) -> str:
@@ -331,90 +284,65 @@ def _evaluate_reported(claim: dict, values: list[float], margin: float | None = 
     return Verdict(claim["id"], "holds" if ok else "fails", detail, effect, None, "", "deterministic")
 
 
-# -- tests on seeds ------------------------------------------------------------------------------------------------
+# -- tests on seeds (each an Outcome: no status before the paper's correction) ------------------------------------
 
 
-def _one_seed(samples: list[list[float]], refs: list[dict]) -> str:
-    """Names of the claim's cells with fewer than 2 seeds (constants excepted), for the detail."""
-    return ", ".join(_label(ref) for ref, s in zip(refs, samples) if not _testable(s))
+def _untested(comparisons: list[Comparison], refs: list[dict]) -> str:
+    """Why a claim's comparisons cannot all be tested (the first reason); for one seed, which cells have one."""
+    why = next(c.untestable for c in comparisons if c.untestable)
+    if why != "1 seed":
+        return why
+    samples = [comparisons[0].left] + [c.right for c in comparisons]
+    cells = [refs[-1], *refs[:-1]] if len(comparisons) > 1 else refs
+    short = [_label(r) for r, x in zip(cells, samples) if not isinstance(x, Constant) and len(x) < 2]
+    return f"1 seed: cells with one seed {', '.join(short)}"
 
 
-def _untestable(refs: list[dict], comparisons: list[Comparison], samples: list[list[float]]) -> str:
-    if any(c.paired for c in comparisons):
-        counts = ", ".join(f"{len(c.differences)}" for c in comparisons if c.paired)
-        return f"inconclusive (fewer than 2 matched pairs: {counts})"
-    return f"inconclusive (1 seed): cells with one seed {_one_seed(samples, refs)}"
-
-
-def _greater(claim: dict, comparison: Comparison, margin: float) -> Verdict:
-    """``greater`` on seeds: a one-sided test each way, H1 left - right > margin / < margin."""
+def _greater(comparison: Comparison, refs: list[dict], target: float, paper_effect: float | None = None) -> Outcome:
+    """``greater`` on seeds: a one-sided test each way, H1 left - right > target / < target; with ``paper_effect``,
+    the ratio of the reproduced effect to it and its (1 - 2 ALPHA) interval."""
     left, right = comparison.left, comparison.right
     diff = comparison.difference
-    effect = diff - margin
-    text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {margin:g} (diff {_g(diff, '+')})"
-    test = comparison.test("one-sided")
+    text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {_g(target)} (diff {_g(diff, '+')})"
+    ratio = None
+    if paper_effect:
+        low, high = comparison.interval(ALPHA)
+        ratio = (diff / paper_effect, low / paper_effect, high / paper_effect)
+    common = {"effect": diff - target, "text": text, "n": comparison.n, "test": comparison.test("one-sided")}
     if not comparison.testable:
-        detail = f"{_untestable([claim['left'], claim['right']], [comparison], [left, right])}; {text}"
-        return Verdict(claim["id"], "inconclusive", detail, effect, None, comparison.n, test)
-    p_for, p_against = comparison.p_greater(margin), comparison.p_less(margin)
-    status, p = (
-        ("holds", p_for) if p_for < ALPHA else ("fails", p_against) if p_against < ALPHA else ("inconclusive", p_for)
-    )
-    detail = f"{text}: p={_fmt_p(p_for)} for, p={_fmt_p(p_against)} against"
-    return Verdict(claim["id"], status, detail, effect, p, comparison.n, test)
+        return Outcome(p_for=None, p_against=None, untestable=_untested([comparison], refs), ratio=ratio, **common)
+    return Outcome(p_for=comparison.p_greater(target), p_against=comparison.p_less(target), ratio=ratio, **common)
 
 
-def _equivalent(claim: dict, comparison: Comparison, centre: float, tolerance: float) -> Verdict:
-    """TOST: is left - right within ``tolerance`` of ``centre``? (``within`` claims: centre 0.)"""
+def _equivalent(comparison: Comparison, refs: list[dict], centre: float, tolerance: float) -> Outcome:
+    """TOST: is left - right within ``tolerance`` of ``centre``? (``within`` claims: centre 0.) For: both one-sided
+    tests inside reject (p = the larger); against: the difference lies significantly outside (p = the smaller)."""
     left, right = comparison.left, comparison.right
     diff = comparison.difference
-    effect = tolerance - abs(diff - centre)
     about = f" - {centre:g}" if centre else ""
     text = f"|{_g(np.mean(left))} - {_g(np.mean(right))}{about}| = {_g(abs(diff - centre))} <= {tolerance:g}"
-    test = comparison.test("TOST")
+    common = {
+        "effect": tolerance - abs(diff - centre),
+        "text": text,
+        "n": comparison.n,
+        "test": comparison.test("TOST"),
+    }
     if not comparison.testable:
-        detail = f"{_untestable([claim['left'], claim['right']], [comparison], [left, right])}; {text}"
-        return Verdict(claim["id"], "inconclusive", detail, effect, None, comparison.n, test)
+        return Outcome(p_for=None, p_against=None, untestable=_untested([comparison], refs), **common)
     p_tost = max(comparison.p_greater(centre - tolerance), comparison.p_less(centre + tolerance))
     p_gap = min(comparison.p_greater(centre + tolerance), comparison.p_less(centre - tolerance))
-    status, p = ("holds", p_tost) if p_tost < ALPHA else ("fails", p_gap) if p_gap < ALPHA else ("inconclusive", p_tost)
-    detail = f"{text}: TOST p={_fmt_p(p_tost)}, p={_fmt_p(p_gap)} for |diff{about}| > {tolerance:.4g}"
-    return Verdict(claim["id"], status, detail, effect, p, comparison.n, test)
+    return Outcome(p_for=p_tost, p_against=p_gap, **common)
 
 
-def _runner_up_text(expect_ref, expect, other_ref, other, lead: float, p: float | None) -> str:
-    """How ``expect`` compares with the runner-up, for the detail of argmax/argmin."""
-    where = (
-        f"runner-up {_label(other_ref)} ({_g(np.mean(other))}, n={len(other)}) vs {_label(expect_ref)} "
-        f"({_g(np.mean(expect))}, n={len(expect)}): lead {_g(lead, '+')}"
-    )
-    if p is None:
-        return f"{where}, 1 seed: not separable"  # (a constant counts as testable)
-    return f"{where}, p={_fmt_p(p)}: {'separable' if p < ALPHA else 'not separable'}"
-
-
-def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float]) -> Verdict:
-    """``argmax``/``argmin`` on seeds: intersection-union of one-sided tests that ``expect`` (the left of every
-    comparison) beats each other cell by its ``leads`` (0 for the direction), Bonferroni for some other cell being
-    significantly short of that."""
+def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float], paper_leads=None) -> Outcome:
+    """``argmax``/``argmin`` on seeds: an intersection-union of one-sided tests that ``expect`` (the left of every
+    comparison) beats each other cell by its ``leads`` (0 for the direction): p for = the largest; against: some
+    other cell is significantly short of that, Bonferroni over the k others (p = k x the smallest)."""
     sign = 1.0 if claim["kind"] == "argmax" else -1.0
     refs = _cells_of(claim)
     expect, others = comparisons[0].left, [c.right for c in comparisons]
-    samples = [*others, expect]
     k = len(others)
     ahead = [sign * c.difference for c in comparisons]  # expect's lead over each other cell, in the claim's sense
-
-    def p_win(i):  # H1: expect leads cell i by more than leads[i]
-        c = comparisons[i]
-        return c.p_greater(leads[i]) if sign > 0 else c.p_less(-leads[i])
-
-    def p_lose(i):
-        c = comparisons[i]
-        return c.p_less(leads[i]) if sign > 0 else c.p_greater(-leads[i])
-
-    testable = [c.testable for c in comparisons]
-    wins = [p_win(i) if testable[i] else None for i in range(k)]
-    loses = [p_lose(i) if testable[i] else None for i in range(k)]
     runner = min(range(k), key=lambda i: ahead[i] - leads[i])
     lead = float(ahead[runner] - leads[runner])
     paired = sum(c.paired for c in comparisons)
@@ -424,32 +352,42 @@ def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float]) -> 
     if any(isinstance(c.left, Constant) != isinstance(c.right, Constant) for c in comparisons) and not paired:
         kinds = "Welch / one-sample t"
     test = f"IUT {kinds} one-sided ({'; '.join(designs)})"
+    refused = [c.design.refused for c in comparisons if c.design.refused]
+    if refused:
+        test = f"none ({refused[0]})"
     target = f" by {_g(leads[runner])}" if leads[runner] else ""
-    runner_text = _runner_up_text(refs[-1], expect, refs[runner], others[runner], lead, wins[runner]) + target
+    text = (
+        f"runner-up {_label(refs[runner])} ({_g(np.mean(others[runner]))}, n={len(others[runner])}) vs "
+        f"{_label(refs[-1])} ({_g(np.mean(expect))}, n={len(expect)}): lead {_g(lead, '+')}{target}"
+    )
+    ratio = None
+    if paper_leads:
+        ratios = [ahead[i] / paper_leads[i] for i in range(k)]
+        worst = min(range(k), key=lambda i: ratios[i])
+        low, high = (sign * b / paper_leads[worst] for b in comparisons[worst].interval(ALPHA))
+        ratio = (ratios[worst], min(low, high), max(low, high))
+    if any(not c.testable for c in comparisons):
+        return Outcome(lead, None, None, text, n, test, _untested(comparisons, refs), ratio)
 
-    beaten = [i for i in range(k) if loses[i] is not None and loses[i] < ALPHA / k]
-    if beaten:
-        worst = min(beaten, key=lambda i: loses[i])
-        p = min(1.0, k * loses[worst])
-        short = f" by {_g(leads[worst])}" if leads[worst] else ""
-        detail = (
-            f"{_label(refs[worst])} ({_g(np.mean(others[worst]))}, n={len(others[worst])}) is significantly "
-            f"{'larger' if sign > 0 else 'smaller'} than {_label(refs[-1])} ({_g(np.mean(expect))}, "
-            f"n={len(expect)}){' less' + short if short else ''}: p={_fmt_p(loses[worst])} < {ALPHA:g}/{k}"
-        )
-        if worst != runner:
-            detail += f"; {runner_text}"
-        return Verdict(claim["id"], "fails", detail, lead, p, n, test)
-    if not all(testable):
-        untestable = [c for c, t in zip(comparisons, testable) if not t]
-        detail = f"{_untestable(refs, untestable, samples)}; {runner_text}"
-        return Verdict(claim["id"], "inconclusive", detail, lead, None, n, test)
-    worst = max(range(k), key=lambda i: wins[i])
-    p = wins[worst]
-    detail = runner_text
-    if worst != runner:
-        detail += f"; largest p={_fmt_p(p)} against {_label(refs[worst])} ({_g(np.mean(others[worst]))})"
-    return Verdict(claim["id"], "holds" if p < ALPHA else "inconclusive", detail, lead, p, n, test)
+    def p_win(i):  # H1: expect leads cell i by more than leads[i]
+        c = comparisons[i]
+        return c.p_greater(leads[i]) if sign > 0 else c.p_less(-leads[i])
+
+    def p_lose(i):
+        c = comparisons[i]
+        return c.p_less(leads[i]) if sign > 0 else c.p_greater(-leads[i])
+
+    wins, loses = [p_win(i) for i in range(k)], [p_lose(i) for i in range(k)]
+    strongest, weakest = min(range(k), key=lambda i: loses[i]), max(range(k), key=lambda i: wins[i])
+    if weakest != runner:
+        text += f"; the largest p for is against {_label(refs[weakest])} ({_g(np.mean(others[weakest]))})"
+    short = f" less {_g(leads[strongest])}" if leads[strongest] else ""
+    against = (
+        f"{_label(refs[strongest])} ({_g(np.mean(others[strongest]))}, n={len(others[strongest])}) is "
+        f"{'larger' if sign > 0 else 'smaller'} than {_label(refs[-1])} ({_g(np.mean(expect))}, n={len(expect)})"
+        f"{short}: p={_fmt_p(loses[strongest])} x {k} cells (Bonferroni)"
+    )
+    return Outcome(lead, wins[weakest], min(1.0, k * loses[strongest]), text, n, test, "", ratio, against)
 
 
 def _comparisons(claim: dict, samples: list[list[float]], lookup_record: RecordLookup) -> list[Comparison]:
@@ -460,34 +398,49 @@ def _comparisons(claim: dict, samples: list[list[float]], lookup_record: RecordL
     return [Comparison(*samples, lookup_record)]
 
 
-def _on_seeds(
-    claim: dict, comparisons: list[Comparison], targets: list[float], size_tolerance: float | None = None
-) -> Verdict:
-    """The test of ``claim``'s kind asking for the effect(s) ``targets`` (zeros: the direction)."""
-    kind = claim["kind"]
-    if kind == "greater" and size_tolerance is not None:
-        return _equivalent(claim, comparisons[0], targets[0], size_tolerance)
-    if kind == "greater":
-        return _greater(claim, comparisons[0], targets[0])
-    if kind == "within":
-        return _equivalent(claim, comparisons[0], 0.0, _tolerance(claim, float(np.mean(comparisons[0].right))))
-    return _argbest(claim, comparisons, targets)
+def _direction(claim: dict, comparisons: list[Comparison]) -> Outcome:
+    refs = _cells_of(claim)
+    if claim["kind"] == "greater":
+        return _greater(comparisons[0], refs, 0.0)
+    if claim["kind"] == "within":
+        return _equivalent(comparisons[0], refs, 0.0, _tolerance(claim, float(np.mean(comparisons[0].right))))
+    return _argbest(claim, comparisons, [0.0] * len(comparisons))
+
+
+def _size(claim: dict, comparisons: list[Comparison], paper_effects: list[float]) -> Outcome:
+    """The size test: at least ``SIZE_FRACTION`` of the paper's effect(s) (with ``size_tolerance``: TOST-equivalent
+    to the paper's effect)."""
+    refs = _cells_of(claim)
+    if claim["kind"] == "greater" and claim.get("size_tolerance") is not None:
+        return _equivalent(comparisons[0], refs, paper_effects[0], float(claim["size_tolerance"]))
+    targets = [SIZE_FRACTION * e for e in paper_effects]
+    if claim["kind"] == "greater":
+        return _greater(comparisons[0], refs, targets[0], paper_effects[0])
+    return _argbest(claim, comparisons, targets, paper_effects)
 
 
 # -- both verdicts -------------------------------------------------------------------------------------------------
 
 
-def _size_targets(claim: dict, reported: list[float] | None) -> tuple[list[float] | None, str]:
-    """The effect(s) the size verdict asks for and where they come from; None with the reason when there is none."""
+def _paper_effects(claim: dict, reported: list[float] | None) -> tuple[list[float] | None, str]:
+    """The paper's effect(s) the size verdict is a fraction of, and where they come from; None with the reason when
+    there is none."""
     if claim["kind"] == "within":
         return None, "an equivalence claim: its tolerance is its size"
-    if claim["kind"] == "greater" and claim.get("margin"):
-        return [float(claim["margin"])], f"the paper's stated margin {float(claim['margin']):g}"
+    if claim["kind"] == "greater" and "margin" in claim:
+        margin = float(claim["margin"])
+        if margin == 0:
+            return None, "the claim states a margin of 0: its size question is its direction's"
+        return [margin], f"the paper's stated margin {margin:g}"
     if reported is None:
         return None, "the paper prints no number for a cell of this claim"
     effects = _reported_effects(claim, reported)
     if min(effects) <= 0:
-        return None, "the paper's own numbers show no effect"
+        shown = ", ".join(_g(e, "+") for e in effects)
+        return None, (
+            f"the paper's own numbers show no effect in the claim's direction ({shown}): a ratio to it has no "
+            "meaning, the direction verdict stands alone"
+        )
     source = "the paper's own effect" if len(effects) == 1 else "the paper's own lead over each cell"
     return effects, f"{source} ({', '.join(_g(e, '+') for e in effects)})"
 
@@ -502,12 +455,69 @@ def _reported_values(claim: dict, reported: pd.DataFrame | None) -> list[float] 
     return None if any(v is None for v in values) else values
 
 
+def cell_identity(ref: dict) -> str:
+    """Which of the paper's cells ``ref`` is, as written (see :func:`paper_cell_identity` for the paper's aliases)."""
+    return " | ".join(str(ref.get(k, "")) for k in ("table", "group", "row", "column"))
+
+
+def paper_cell_identity(paper: str):
+    """A function ref -> the paper's cell identity, where ``reported/same_cells.csv`` names cells of different tables
+    that are one run of the paper (SimCSE's Table 4 "entailment + hard neg." is Table 7's "Contradiction, alpha=1")."""
+    from sentemb.report.reported_consistency import load_same_cells
+
+    aliases = load_same_cells(paper)
+
+    def identify(ref: dict) -> str:
+        for _, alias in aliases.iterrows():
+            same = all(str(ref.get(k, "")) == alias[k] for k in ("table", "group", "row"))
+            if same and alias["column"] in ("*", str(ref.get("column", ""))):
+                return f"model {alias['model']} | {alias['as_column']}"
+        return cell_identity(ref)
+
+    return identify
+
+
+def _evidence(refs: list[dict], samples: list[list[float]], identify=cell_identity) -> tuple:
+    """(label, values, run ids, the paper's cell identity) of each cell."""
+    return tuple(
+        (_label(ref), tuple(float(v) for v in sample), tuple(getattr(sample, "run_ids", ())), identify(ref))
+        for ref, sample in zip(refs, samples)
+    )
+
+
+def _deterministic(claim: dict, found: list[float], effects: list[float] | None, source: str) -> Verdict:
+    """Both verdicts on single numbers (the paper's own table): the size asks for ``SIZE_FRACTION`` of ``effects``."""
+    direction = _evaluate_reported(claim, found)
+    if effects is None:
+        return replace(direction, size_status="no size", size_detail=source)
+    targets = [SIZE_FRACTION * e for e in effects]
+    if claim["kind"] == "greater":
+        size = _evaluate_reported(claim, found, targets[0])
+    else:
+        own = _reported_effects(claim, found)
+        ok = all(e >= t for e, t in zip(own, targets))
+        size = Verdict(claim["id"], "holds" if ok else "fails", f"leads {', '.join(_g(e, '+') for e in own)}")
+        size = replace(size, effect=min(e - t for e, t in zip(own, targets)))
+    return replace(
+        direction,
+        size_status=size.status,
+        size_target=targets[0] if len(targets) == 1 else None,
+        size_effect=size.effect,
+        size_detail=f"{source}: {size.detail}",
+    )
+
+
 def evaluate(
-    claim: dict, table: pd.DataFrame, reported: pd.DataFrame | None = None, lookup_record: RecordLookup = stored_record
+    claim: dict,
+    table: pd.DataFrame,
+    reported: pd.DataFrame | None = None,
+    lookup_record: RecordLookup = stored_record,
+    identify=cell_identity,
 ) -> Verdict:
-    """Both verdicts of one claim on ``table`` (on seeds if it has a ``values`` column, else on the numbers);
-    ``reported``: the paper's numbers, for the size the paper's own effect sets (default: ``table`` itself when it
-    has no seeds)."""
+    """Both verdicts of one claim on ``table`` (on seeds if it has a ``values`` column, else on the numbers), decided
+    on its own p-values (:func:`evaluate_all` corrects them for the paper's other claims); ``reported``: the paper's
+    numbers, for the size the paper's own effect sets (default: ``table`` itself when it has no seeds); ``identify``:
+    which of the paper's cells a reference is (for :func:`corrected`'s same-runs check)."""
     refs = _cells_of(claim)
     seeds = "values" in table.columns
     found = [lookup_seeds(table, ref) if seeds else lookup(table, ref) for ref in refs]
@@ -517,74 +527,173 @@ def evaluate(
             claim["id"], "not run", f"no value for {missing}", size_status="not run", size_detail="a cell is missing"
         )
     paper = _reported_values(claim, reported if reported is not None or seeds else table)
-    targets, source = _size_targets(claim, paper)
+    effects, source = _paper_effects(claim, paper)
     if not seeds:
-        direction = _evaluate_reported(claim, found)
-        if targets is None:
-            size = None
-        elif claim["kind"] == "greater":
-            size = _evaluate_reported(claim, found, targets[0])
-        else:
-            own = _reported_effects(claim, found)
-            ok = all(e >= t for e, t in zip(own, targets))
-            size = Verdict(
-                claim["id"],
-                "holds" if ok else "fails",
-                f"leads {', '.join(_g(e, '+') for e in own)}",
-                min(e - t for e, t in zip(own, targets)),
-            )
+        return _deterministic(claim, found, effects, source)
+    comparisons = _comparisons(claim, found, lookup_record)  # one design for both verdicts
+    direction = _direction(claim, comparisons)
+    size = None if effects is None else _size(claim, comparisons, effects)
+    verdict = Verdict(claim["id"], "", "", evidence=_evidence(refs, found, identify), direction=direction, size=size)
+    verdict = replace(verdict, size_source=source, size_target=_target(claim, effects))
+    return decided(verdict, _single(direction), _single(size))
+
+
+def _target(claim: dict, effects: list[float] | None) -> float | None:
+    """The one effect the size asks for (a fraction of the paper's; its own for a TOST); None for argmax/argmin."""
+    if effects is None or len(effects) != 1:
+        return None
+    return effects[0] if claim.get("size_tolerance") is not None else SIZE_FRACTION * effects[0]
+
+
+def _single(outcome: Outcome | None) -> Decision | None:
+    """A claim decided alone (no correction)."""
+    if outcome is None or not outcome.tested:
+        return None
+    status = decide(outcome.p_for, outcome.p_against)
+    return Decision(status, outcome.p_against if status == "fails" else outcome.p_for, "none (one claim)")
+
+
+def decided(verdict: Verdict, direction: Decision | None, size: Decision | None) -> Verdict:
+    """``verdict`` with both statuses, details and p-values from its outcomes and their decisions (None: untested)."""
+    out, d = verdict.direction, direction
+    status = d.status if d else "inconclusive"
+    changes = {
+        "status": status,
+        "detail": out.detail(status),
+        "effect": out.effect,
+        "p_value": (out.p_against if status == "fails" else out.p_for) if d else None,
+        "p_adjusted": d.p_adjusted if d else None,
+        "correction": d.correction if d else "",
+        "n": out.n,
+        "test": out.test,
+    }
+    s = verdict.size
+    if s is None:
+        changes.update(size_status="no size", size_detail=verdict.size_source)
     else:
-        comparisons = _comparisons(claim, found, lookup_record)  # one design for both verdicts
-        direction = _on_seeds(claim, comparisons, [0.0] * len(comparisons))
-        size = None if targets is None else _on_seeds(claim, comparisons, targets, claim.get("size_tolerance"))
-    if size is None:
-        return Verdict(**{**direction.__dict__, "size_status": "no size", "size_detail": source})
-    target = targets[0] if len(targets) == 1 else None
-    return Verdict(
-        **{
-            **direction.__dict__,
-            "size_status": size.status,
-            "size_target": target,
-            "size_effect": size.effect,
-            "size_p_value": size.p_value,
-            "size_detail": f"{source}: {size.detail}",
-        }
-    )
+        size_status = size.status if size else "inconclusive"
+        ratio = s.ratio or (None, None, None)
+        bounds = "" if s.ratio is None else f"; reproduced / paper = {_g(ratio[0])} [{_g(ratio[1])}, {_g(ratio[2])}]"
+        changes.update(
+            size_status=size_status,
+            size_effect=s.effect,
+            size_p_value=(s.p_against if size_status == "fails" else s.p_for) if size else None,
+            size_p_adjusted=size.p_adjusted if size else None,
+            size_ratio=ratio[0],
+            size_ratio_low=ratio[1],
+            size_ratio_high=ratio[2],
+            size_detail=f"{verdict.size_source}: {s.detail(size_status)}{bounds}",
+        )
+    return replace(verdict, **changes)
+
+
+# -- a paper's claims: one body of evidence per verdict, corrected for their number ------------------------------
+
+
+def _same_runs(verdicts: list[Verdict]) -> dict[str, str]:
+    """Claim -> the claim whose evidence holds all of its own (each of its cells the same runs and the same numbers as
+    a cell of the other) where at least one of its cells is a different cell of the paper: on a substitute backbone
+    the paper's BERT and RoBERTa cells are one set of runs, so such a claim cannot be told apart from the other and
+    gets no verdict of its own. Of two claims with the same evidence, the later one is marked."""
+
+    def keys(v: Verdict) -> dict:
+        return {(frozenset(runs), values): identity for _, values, runs, identity in v.evidence}
+
+    def inside(small: Verdict, large: Verdict) -> bool:
+        mine, theirs = keys(small), keys(large)
+        return all(k in theirs for k in mine) and any(theirs[k] != cell for k, cell in mine.items())
+
+    candidates = [v for v in verdicts if v.direction is not None and v.evidence and all(e[2] for e in v.evidence)]
+    order = {v.id: i for i, v in enumerate(verdicts)}
+    found: dict[str, str] = {}
+    for later in candidates:
+        for other in candidates:
+            if other is later or other.id in found or not inside(later, other):
+                continue
+            if not inside(other, later) or order[other.id] < order[later.id]:
+                found[later.id] = other.id
+                break
+    return found
+
+
+def corrected(verdicts: list[Verdict]) -> list[Verdict]:
+    """A paper's verdicts with claims resting on another's runs marked ``same runs``, then the tested ones decided
+    as two families (direction, size) on adjusted p-values (:mod:`sentemb.report.multiplicity`)."""
+    same = _same_runs(verdicts)
+    out = []
+    for v in verdicts:
+        if v.id in same:
+            why = (
+                f"same runs as {same[v.id]}: this profile's backbone maps the claim's cells onto that claim's runs, "
+                "so the two cannot be told apart here"
+            )
+            v = Verdict(v.id, "same runs", why, size_status="same runs", size_detail=why, same_runs_as=same[v.id])
+            v = replace(v, evidence=())
+        out.append(v)
+    decisions = {attribute: _family(out, attribute) for attribute in ("direction", "size")}
+    return [
+        decided(v, decisions["direction"].get(i), decisions["size"].get(i)) if v.direction is not None else v
+        for i, v in enumerate(out)
+    ]
+
+
+def _family(verdicts: list[Verdict], attribute: str) -> dict[int, Decision]:
+    """Index -> decision for the verdicts whose ``attribute`` outcome ("direction" or "size") was tested: a family."""
+    tested = {i: getattr(v, attribute) for i, v in enumerate(verdicts) if getattr(v, attribute) is not None}
+    tested = {i: o for i, o in tested.items() if o.tested}
+    decisions = decide_family([(o.p_for, o.p_against) for o in tested.values()])
+    return dict(zip(tested, decisions))
 
 
 def evaluate_all(
-    paper: str, table: pd.DataFrame, reported: pd.DataFrame | None = None, lookup_record: RecordLookup = stored_record
+    paper: str,
+    table: pd.DataFrame,
+    reported: pd.DataFrame | None = None,
+    lookup_record: RecordLookup = stored_record,
+    untestable: dict[str, str] | None = None,
 ) -> pd.DataFrame:
-    """One row per claim of ``paper`` (:data:`COLUMNS`). ``reported`` defaults to the paper's numbers
-    (``papers/<paper>/reported``) when ``table`` holds seeds."""
+    """One row per claim of ``paper`` (:data:`COLUMNS`), corrected for the paper's other claims (:func:`corrected`).
+    ``reported`` defaults to the paper's numbers (``papers/<paper>/reported``) when ``table`` holds seeds;
+    ``untestable``: claim -> why it cannot be tested offline (*not run*, outside the correction)."""
     if reported is None and "values" in table.columns:
         from sentemb.report.reported import load_all_reported
 
         reported = load_all_reported(paper)
+    claims = load_claims(paper)
+    untestable = untestable or {}
+    identify = paper_cell_identity(paper)
+    verdicts = []
+    for claim in claims:
+        if claim["id"] in untestable:
+            reason = untestable[claim["id"]]
+            verdicts.append(Verdict(claim["id"], "not run", reason, size_status="not run", size_detail=reason))
+        else:
+            verdicts.append(evaluate(claim, table, reported, lookup_record, identify))
+    if "values" in table.columns:
+        verdicts = corrected(verdicts)
     rows = []
-    for claim in load_claims(paper):
-        v = evaluate(claim, table, reported, lookup_record)
+    for claim, v in zip(claims, verdicts):
         rows.append(
             {
                 "paper": paper,
                 "claim": claim["id"],
                 "text": claim["text"],
                 "source": claim.get("source", ""),
-                "status": v.status,
-                "detail": v.detail,
-                "effect": v.effect,
-                "p_value": v.p_value,
-                "n": v.n,
-                "test": v.test,
+                **{c: getattr(v, c) for c in COLUMNS[4:-1] if c != "direction_status"},
                 "direction_status": v.status,
-                "size_status": v.size_status,
-                "size_target": v.size_target,
-                "size_effect": v.size_effect,
-                "size_p_value": v.size_p_value,
-                "size_detail": v.size_detail,
+                "evidence": _evidence_json(v.evidence),
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _evidence_json(evidence: tuple) -> str:
+    """The cells a verdict rests on, for recomputing it: [{"cell", "values", "run_ids"}, ...] as JSON ("" if none)."""
+    if not evidence:
+        return ""
+    return json.dumps(
+        [{"cell": label, "values": list(values), "run_ids": list(runs)} for label, values, runs, _ in evidence]
+    )
 
 
 def from_reproduced(reproduced: pd.DataFrame) -> pd.DataFrame:
@@ -604,31 +713,46 @@ def for_csv(verdicts: pd.DataFrame) -> pd.DataFrame:
     """The verdicts as written to ``claims.csv``: p-values in 3 significant digits (``%.4f`` showed p = 2.31e-05 as
     0.0000)."""
     out = verdicts.copy()
-    for column in ("p_value", "size_p_value"):
+    for column in ("p_value", "p_adjusted", "size_p_value", "size_p_adjusted"):
         if column in out:
             out[column] = [_fmt_p(p) if pd.notna(p) else "" for p in out[column]]
     return out
 
 
 def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[str]:
-    """The verdicts as a Markdown table for a README: the direction verdict (effect, p, n, test) and the size verdict
-    (the effect it asks for, its status and p)."""
+    """The verdicts as a Markdown table for a README: the direction verdict (effect, raw and adjusted p, n, test) and
+    the size verdict (the effect it asks for, its status, the reproduced/paper ratio and adjusted p); then the
+    claims this profile cannot separate (the same runs as another claim)."""
     lines = [
-        "| claim | direction | effect | p | n | test | size (paper's effect) | size p |",
-        "|---|---|---|---|---|---|---|---|",
+        "| claim | direction | effect | p (adjusted) | n | test | size (target) | reproduced / paper "
+        "| size p (adjusted) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
 
     def number(x, fmt):
         return format(float(x), fmt) if pd.notna(x) and x != "" else "–"
 
+    def p_pair(raw, adjusted):
+        return "–" if not (pd.notna(raw) and raw != "") else f"{number(raw, '.3g')} ({number(adjusted, '.3g')})"
+
+    same = []
     for _, c in verdicts.iterrows():
         if skip_not_run and c["status"] == "not run":
+            continue
+        if c["status"] == "same runs":
+            same.append(f"{c['claim']} (same runs as {c['same_runs_as']})")
             continue
         size = c.get("size_status", "no size")
         if pd.notna(c.get("size_target")) and c.get("size_target") != "":
             size = f"{size} ({number(c['size_target'], '+.2f')})"
+        ratio = "–"
+        if pd.notna(c.get("size_ratio")) and c.get("size_ratio") != "":
+            ratio = f"{number(c['size_ratio'], '.2f')} [{number(c['size_ratio_low'], '.2f')}, "
+            ratio += f"{number(c['size_ratio_high'], '.2f')}]"
         lines.append(
-            f"| {c['claim']} | {c['status']} | {number(c['effect'], '+.2f')} | {number(c['p_value'], '.3g')} "
-            f"| {c['n']} | {c['test']} | {size} | {number(c.get('size_p_value'), '.3g')} |"
+            f"| {c['claim']} | {c['status']} | {number(c['effect'], '+.2f')} | {p_pair(c['p_value'], c['p_adjusted'])} "
+            f"| {c['n']} | {c['test']} | {size} | {ratio} | {p_pair(c.get('size_p_value'), c.get('size_p_adjusted'))} |"
         )
+    if same:
+        lines += ["", f"Not separable on this profile's backbone (no verdict of their own): {'; '.join(same)}."]
     return lines

@@ -4,6 +4,9 @@ Two cells are compared paired when each value of one has a partner in the other 
 decided per value from its record (never from a hand-written list): shared ``init_runs`` (TNCSE's rows of one
 seed), the same seed and data order (``train_data``, ``batch_size``, the rows the objective kept), or lineage (a run
 against the mean of its own init runs' values). Otherwise independent.
+No test at all (``Design.refused``) when the values are not independent replicates: two values of a cell start from
+the same init run (a ring of stage-1 pairs), or a cell pools configurations (spec fields other than the seed vary
+inside it) that no matched grid point pairs.
 Keys: (the grid point, then the init runs or the seed and data order); the grid coordinates are the spec fields that
 vary inside both cells (DeCLUTR's "A = 2" spans Figure 2's (P, tau) points); a derived record takes its run's spec
 plus its derived parameters. Unmatched values are reported, not used; a missing record or a non-unique key makes
@@ -98,10 +101,33 @@ class Design:
     why: str
     pairs: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
     unmatched: str = ""
+    refused: str = ""  # why no test may run (the values are not independent replicates); "" when one may
 
 
 def _independent(why: str) -> Design:
     return Design(False, why)
+
+
+def _refused(why: str) -> Design:
+    return Design(False, why, refused=why)
+
+
+def _shared_init_run(units: list[Unit]) -> tuple[Unit, Unit, str] | None:
+    """Two values of one cell that start from the same init run (so they are not independent), and that run."""
+    first_user: dict[str, Unit] = {}
+    for unit in units:
+        for run in unit.init_runs:
+            if run in first_user and first_user[run].run_id != unit.run_id:
+                return first_user[run], unit, run
+            first_user.setdefault(run, unit)
+    return None
+
+
+def _configurations(units: list[Unit]) -> dict[str, int]:
+    """The spec fields (other than the seed's: seed, init runs) that vary inside a cell, with their number of values."""
+    keys = set().union(*(u.coordinates for u in units)) if units else set()
+    counts = {k: len({u.coordinates.get(k) for u in units}) for k in sorted(keys - {"init_runs"})}
+    return {k.removeprefix("objective_params."): n for k, n in counts.items() if n > 1}
 
 
 def _units(run_ids: list[str], profile: str, lookup: RecordLookup) -> list[Unit] | None:
@@ -144,6 +170,14 @@ def design(left_ids: list[str], right_ids: list[str], profile: str, lookup: Reco
         return _independent("independent: a run record is missing")
     if set(left_ids) & set(right_ids):
         return _independent("independent: the cells share runs")
+    for side, units in (("left", left), ("right", right)):
+        shared = _shared_init_run(units)
+        if shared is not None:
+            one, other, run = shared
+            return _refused(
+                f"not independent: the {side} cell's seeds {one.seed} and {other.seed} both start from run {run} "
+                "(overlapping init runs): no test"
+            )
     for first, second, flip in ((left, right, False), (right, left, True)):
         found = _lineage(first, second)
         if found is not None:
@@ -176,4 +210,12 @@ def design(left_ids: list[str], right_ids: list[str], profile: str, lookup: Reco
         lost += [f"right {right[j].seed}" for j in range(len(right)) if j not in matched_right]
         at = f" at the same grid point ({', '.join(g.removeprefix('objective_params.') for g in grid)})" if grid else ""
         return Design(True, f"paired: {what}{at}", pairs, f"unmatched seeds: {', '.join(lost)}" if lost else "")
+    for side, units in (("left", left), ("right", right)):
+        pooled = _configurations(units)
+        if pooled:
+            fields = ", ".join(f"{k} ({n} values)" for k, n in pooled.items())
+            return _refused(
+                f"descriptive: the {side} cell pools {len(units)} runs of different configurations ({fields}), not "
+                "seeds, and no matched grid point pairs them: no test"
+            )
     return _independent("independent: no shared seed, data order or init runs")
