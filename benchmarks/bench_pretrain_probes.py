@@ -87,20 +87,21 @@ def run(names: list[str]) -> None:
 
 
 def table(summary: dict) -> str:
+    """The probes as Markdown: the held-out loss from its start to its lowest, per wall-minute and per CPU-minute (the
+    process's user + system seconds / 60, which a probe sharing the cores with other work does not inflate)."""
     lines = [
-        "| probe | size | lr | tokens a sequence x batch | dropout | precision | steps | tokens | wall min "
-        "| held-out loss (start → lowest) | drop per wall-minute |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| probe | size | lr | tokens a sequence x batch | dropout | precision | steps | tokens | wall min | CPU min "
+        "| held-out loss (start → lowest) | drop per wall-minute | drop per CPU-minute |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, p in summary["probes"].items():
         c, curve = p["config"], p["heldout_loss"]
-        minutes = p["wall_seconds"] / 60
+        minutes, cpu = p["wall_seconds"] / 60, (p["cpu_seconds"] or float("nan")) / 60
         start, low = curve[0][1], p["kept_heldout_loss"]
         lines.append(
             f"| {name} | {c['size']} | {c['lr']:g} | {c['max_len']} x {c['batch_size']} | {c['dropout']:g} "
-            f"| {c['precision']} | "
-            f"{c['steps']} | {p['tokens_seen'] / 1e6:.2f} M | {minutes:.1f} | {start:.2f} → {low:.3f} | "
-            f"{(start - low) / minutes:.3f} |"
+            f"| {c['precision']} | {c['steps']} | {p['tokens_seen'] / 1e6:.2f} M | {minutes:.1f} | {cpu:.1f} "
+            f"| {start:.2f} → {low:.3f} | {(start - low) / minutes:.3f} | {(start - low) / cpu:.3f} |"
         )
     return "\n".join(lines)
 

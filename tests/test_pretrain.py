@@ -226,7 +226,7 @@ def test_a_checkpoint_pretrained_without_dropout_is_saved_with_berts_dropout_for
 
 @needs_mirror
 def test_a_milestone_checkpoint_is_the_unfinished_runs_current_weights(tmp_path, shared_cache):
-    from sentemb.pretrain.milestone import checkpoint_dir
+    from sentemb.pretrain_check import checkpoint_dir
 
     config = PretrainConfig(size="tiny", steps=20, batch_size=8, lr=5e-3, warmup=2, eval_every=5, heldout_sequences=16)
     assert pretrain(config, tmp_path / "run", stop_after=10) is None  # interrupted at an evaluation

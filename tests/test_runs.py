@@ -299,10 +299,10 @@ def test_state_is_written_when_due_not_at_every_evaluation(monkeypatch, tmp_path
 
 
 def test_rng_state_round_trip_is_on_the_cpu():
-    state = loop._rng_state(torch.device("cpu"))
+    state = loop.rng_state(torch.device("cpu"))
     assert set(state) == {"cpu"} and state["cpu"].device.type == "cpu"
     expected = torch.rand(3)
-    loop._set_rng_state(state, torch.device("cpu"))
+    loop.set_rng_state(state, torch.device("cpu"))
     assert torch.equal(torch.rand(3), expected)
 
 

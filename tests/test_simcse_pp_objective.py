@@ -49,7 +49,9 @@ def test_defaults_are_unsupervised_simcse():
     a = pp(ROWS, random.Random(0))
     torch.manual_seed(0)
     b = simcse(ROWS, random.Random(0))
-    assert a.item() == pytest.approx(b.item(), rel=1e-6)
+    # the same loss up to fp32 rounding: the two objectives order their products differently, and the rounding
+    # depends on the CPU's kernels (1.0e-6 apart on a CPU with AMX; a different loss differs by orders more)
+    assert a.item() == pytest.approx(b.item(), rel=1e-5)
 
 
 def test_off_dropout_runs_a_third_pass_without_dropout_that_carries_gradients():

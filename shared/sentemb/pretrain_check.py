@@ -1,6 +1,6 @@
 """The early test that a pretraining checkpoint can learn sentence embeddings (docs/raw-backbone.md, "Making it").
 
-    python -m sentemb.pretrain.milestone RUN_DIR [--out DIR] [--multiples 1,3,10]
+    python -m sentemb.pretrain_check RUN_DIR [--out DIR] [--multiples 1,3,10]
 
 Takes the weights of a pretraining run as they are now (``RUN_DIR/state.pt`` of an unfinished run, else its kept
 ``model/``), writes them as a backbone directory, and runs on it what the raw profile would: unsupervised SimCSE's
@@ -69,10 +69,10 @@ def untrained_scores(backbone: Path) -> dict[str, float]:
 
 def curves(backbone: Path, multiples: list[float]) -> dict[str, list[tuple[int, float]]]:
     """SimCSE's raw-profile steps curves on ``backbone``: row -> [(step, STS-B dev x 100)]."""
-    from papers.simcse.experiments import grid
+    from sentemb.paper import get_paper
     from sentemb.runs.execute import ensure
 
-    rows = grid("raw")
+    rows = get_paper("simcse").grid("raw")  # through the registry: the core imports no paper
     out = {}
     for m in multiples:
         name = CURVE_ROWS.format(m=m)
