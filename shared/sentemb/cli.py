@@ -715,8 +715,10 @@ COMMANDS = (
         "state is also saved: the same command continues an interrupted run to the same result; the weights of the "
         "lowest held-out loss are kept. Writes <out>/model (bf16 safetensors, config, tokenizer) and "
         "<out>/record.json (settings, text sha256, curves, device, versions, commit, wall time, the command); "
-        "--publish makes it a backbone under shared/models/. The raw profile's backbone (sentemb-bert-mini-mlm) is "
-        "made on a GPU by benchmarks/gpu_pretrain.py (docs/raw-backbone.md); its model card has the exact command.",
+        "--publish makes it a backbone under shared/models/. The raw profile's backbone is made on a GPU by "
+        "benchmarks/gpu_pretrain.py or on CPUs by this command, continued across sessions (docs/raw-backbone.md); its"
+        " model card has the exact command, and python -m sentemb.pretrain_check tests a run's checkpoint with "
+        "SimCSE's STS-B dev curves.",
     ),
 )
 
