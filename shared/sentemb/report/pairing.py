@@ -123,11 +123,16 @@ def _shared_init_run(units: list[Unit]) -> tuple[Unit, Unit, str] | None:
     return None
 
 
+def _varying(units: list[Unit]) -> dict[str, int]:
+    """The spec fields that vary inside a cell, with their number of values."""
+    keys = set().union(*(u.coordinates for u in units)) if units else set()
+    counts = {k: len({u.coordinates.get(k) for u in units}) for k in sorted(keys)}
+    return {k: n for k, n in counts.items() if n > 1}
+
+
 def _configurations(units: list[Unit]) -> dict[str, int]:
     """The spec fields (other than the seed's: seed, init runs) that vary inside a cell, with their number of values."""
-    keys = set().union(*(u.coordinates for u in units)) if units else set()
-    counts = {k: len({u.coordinates.get(k) for u in units}) for k in sorted(keys - {"init_runs"})}
-    return {k.removeprefix("objective_params."): n for k, n in counts.items() if n > 1}
+    return {k.removeprefix("objective_params."): n for k, n in _varying(units).items() if k != "init_runs"}
 
 
 def _units(run_ids: list[str], profile: str, lookup: RecordLookup) -> list[Unit] | None:
@@ -140,12 +145,7 @@ def _units(run_ids: list[str], profile: str, lookup: RecordLookup) -> list[Unit]
 def _grid_fields(left: list[Unit], right: list[Unit]) -> list[str]:
     """The spec fields that vary inside both cells: the grid coordinates their values spread over. (A field that
     varies in one cell only, such as the widths of a projection head against a run without one, is no shared grid.)"""
-
-    def varying(units: list[Unit]) -> set[str]:
-        keys = set().union(*(u.coordinates for u in units)) if units else set()
-        return {k for k in keys if len({u.coordinates.get(k) for u in units}) > 1}
-
-    return sorted((varying(left) & varying(right)) - {"init_runs"})
+    return sorted((set(_varying(left)) & set(_varying(right))) - {"init_runs"})
 
 
 def _key(unit: Unit, grid: list[str], by_init: bool) -> tuple:
