@@ -20,12 +20,13 @@
 #                                     one Slurm job per run (submitit; requeued and resumed when preempted),
 #                                     the notebooks once every record is there; --dry-run prints the jobs only
 #
-# Data: set SENTEMB_DATA to the offline mirror (e.g. SENTEMB_DATA=../shared/datasets); unset, the
-# full profile downloads into $SENTEMB_CACHE (default ~/.cache/sentemb).
+# Data: nothing, for the cached run over the committed records. A run that trains reads the training text shipped
+# under data/ and downloads the evaluation sets it needs into $SENTEMB_CACHE/data (default ~/.cache/sentemb/data);
+# SENTEMB_DATA=<dir> reads an offline copy with the downloads' layout first (CI: ../shared/datasets).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
 paper=""  # default: every registered paper (python -m sentemb papers), in the registry's order
 no_run=()
@@ -64,9 +65,6 @@ run_jobs=(--jobs "$jobs")
 if [ -n "${SENTEMB_DATA:-}" ] && [ ! -d "$SENTEMB_DATA" ]; then
   echo "error: SENTEMB_DATA=$SENTEMB_DATA is not a directory (point it at the offline mirror, e.g. ../shared/datasets)" >&2
   exit 2
-fi
-if { [ "$profile" = small ] || [ "$profile" = raw ]; } && [ -z "${SENTEMB_DATA:-}" ]; then
-  echo "note: SENTEMB_DATA is unset; the $profile profile reads the mirror's data (try SENTEMB_DATA=../shared/datasets)" >&2
 fi
 
 py="$(scripts/bootstrap.sh)"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the test suite (the same command CI runs). Creates .venv on first use.
-#   SENTEMB_DATA=../shared/datasets ./run_tests.sh        all tests, mirror-backed ones included
+#   ./run_tests.sh                                        all tests (mirror-backed ones skip, each with its reason)
+#   SENTEMB_DATA=../shared/datasets ./run_tests.sh        with the offline mirror: the mirror-backed ones too (CI)
 #   ./run_tests.sh -k objectives                          extra arguments go to pytest
-# Without SENTEMB_DATA the mirror-backed tests are skipped, each with its reason.
 # Two pytest-xdist workers (one torch thread each, tests/conftest.py) share the tests: on 2 cores the suite takes
 # ~3.6 min instead of ~6.5 min in one process. SENTEMB_TEST_WORKERS=0 runs them in this process (pdb, -x, -s).
 set -euo pipefail

@@ -48,6 +48,7 @@ def isolated_outputs(tmp_path, monkeypatch):
     monkeypatch.setenv("SENTEMB_NOTEBOOKS", str(tmp_path / "notebooks"))
     monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("SENTEMB_RUN_EVENTS", raising=False)  # run_all.sh's event log is not the tests' to write
+    monkeypatch.setenv("SENTEMB_NO_DOWNLOAD", "1")  # a missing data file is an error, never a network request
     return tmp_path
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from conftest import mirror, needs_mirror
 
+from sentemb import settings
 from sentemb.data import files
 from sentemb.data.corpora import load_nli_triples, load_sentences
 from sentemb.data.registry import all_files, files_of, lookup
@@ -76,9 +77,19 @@ def test_git_blob_sha1_guards_the_probing_files(tmp_path, monkeypatch):
         files.verified_path(relpath)
 
 
-def test_mirror_only_files_say_so_without_a_mirror(monkeypatch):
+def test_mirror_only_files_say_so_without_a_mirror(monkeypatch, tmp_path):
     monkeypatch.delenv("SENTEMB_DATA", raising=False)
+    monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path))
     with pytest.raises(DataError, match="only in the offline mirror"):
+        files.read_text("mteb/BIOSSES/all.tsv")
+
+
+def test_a_missing_shipped_file_says_how_to_restore_it(monkeypatch, tmp_path):
+    """Without a mirror the small profile's corpora come from data/; a clone that lost one is told to restore it."""
+    monkeypatch.delenv("SENTEMB_DATA", raising=False)
+    monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(settings, "shipped_data_root", lambda: tmp_path / "data")
+    with pytest.raises(DataError, match=r"ships this file under data/.*git checkout -- data/"):
         load_sentences("wiki_sentences_combined")
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from papers.declutr import experiments, report
 from papers.declutr.report import DEV_SCORE, N_DOWNSTREAM
+from papers.declutr.span_examples import span_examples
 from sentemb.paper import Paper
 from sentemb.report.claims import from_reproduced
 
@@ -86,12 +87,26 @@ class DeCLUTR(Paper):
     def grid(self, profile, extended=False):
         return experiments.grid(profile, extended=extended)
 
+    def derived(self, records, profile, run_missing=True, extended=False):
+        """Table S2's spans, drawn with the headline run's settings (its grid spec's when it has no record yet)."""
+        from sentemb.runs.execute import NotRun
+
+        if records.get("declutr"):
+            headline = records["declutr"][0]
+        else:
+            spec = experiments.grid(profile)["declutr"][0]
+            headline = {"run_id": spec.run_id, "profile": spec.profile, "spec": spec.as_dict()}
+        try:
+            return {"tableS2": span_examples(headline, run_missing=run_missing)}
+        except NotRun:
+            return {}
+
     def tables(self, records, derived_records, profile):
         return {
             "table1": report.table1(records),
             "tableS3": report.tableS3(records),
             "tableS6": report.tableS6(records),
-            "tableS2": report.tableS2(profile, records),
+            "tableS2": report.tableS2(derived_records),
             "figures": report.figure_points(records),
         }
 

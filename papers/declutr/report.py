@@ -7,7 +7,6 @@ to the small profile's MiniLM. Figures: each grid point scored by its STS-B dev 
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import numpy as np
@@ -21,11 +20,8 @@ from papers.declutr.experiments import (
     FIGURES1_MEMORY,
     FIGURES1_PROJECTIONS,
     figure2_run,
-    grid,
 )
 from sentemb import settings
-from sentemb.augment.span_sampler import sample_anchor_positive_spans
-from sentemb.data.documents import load_documents, long_enough, tokenise
 from sentemb.paper import reported_cell
 from sentemb.plots import style
 from sentemb.profiles import get_profile
@@ -221,51 +217,11 @@ def tableS6(records: dict[str, list[dict]]) -> pd.DataFrame:
     return table
 
 
-#: Table S2's positive views (``positive_views`` -> label): subsumed with the official code's length, as Figure 2c runs.
-TABLE_S2_VIEWS = {"any": "overlapping/adjacent/subsumed", "adjacent": "adjacent", "subsumed_official": "subsumed"}
-
-
-def tableS2(profile: str, records: dict[str, list[dict]], n_documents: int = 2, seed: int = 0) -> pd.DataFrame:
-    """Table S2: spans drawn by the sampler with the headline run's settings from the training documents: for each of
-    ``n_documents`` documents, anchor 1 with one positive of each view (overlapping-or-any, adjacent, subsumed), the
-    same document's anchor 2 (a hard negative) and another document's anchor (an easy negative). Word pieces are
-    decoded back to text and cut at 64 words, as the paper's table."""
-    from sentemb.models.backbone import load_tokenizer
-
-    spec = records["declutr"][0]["spec"] if records.get("declutr") else grid(profile)["declutr"][0].as_dict()
-    params = spec["objective_params"]
-    lengths = {"min_span_len": params["min_span_len"], "max_span_len": params["max_span_len"]}
-    tokenizer = load_tokenizer(spec["backbone"])
-    documents = load_documents("synthetic" if spec["synthetic_data"] else spec["train_data"])
-    kept = long_enough(tokenise(documents, tokenizer), 2 * 2 * params["max_span_len"])
-    rng = random.Random(seed)
-    chosen = rng.sample(kept, n_documents + 1)
-    cut = lambda ids: " ".join(tokenizer.decode(list(ids)).split()[:64])  # noqa: E731
-    rows = []
-    for number, (document, other) in enumerate(zip(chosen[:-1], chosen[1:]), start=1):
-        spans = {
-            view: sample_anchor_positive_spans(
-                document.token_ids,
-                random.Random(seed + number),
-                num_anchors=2,
-                num_positives=1,
-                positive_views=view,
-                **lengths,
-            )
-            for view in TABLE_S2_VIEWS
-        }
-        easy = sample_anchor_positive_spans(other.token_ids, rng, num_anchors=1, num_positives=1, **lengths)
-        shown = [
-            ("anchor", document, spans["any"].anchor_tokens[0]),
-            *(
-                (f"positive ({TABLE_S2_VIEWS[view]})", document, sampled.positive_tokens[0][0])
-                for view, sampled in spans.items()
-            ),
-            ("hard negative (anchor 2, same document)", document, spans["any"].anchor_tokens[1]),
-            ("easy negative (another document)", other, easy.anchor_tokens[0]),
-        ]
-        rows += [{"example": number, "span": span, "document": doc.id, "text": cut(ids)} for span, doc, ids in shown]
-    return pd.DataFrame(rows)
+def tableS2(derived_records: dict) -> pd.DataFrame:
+    """Table S2: the spans of the headline run's sampler, read from their derived record
+    (:mod:`papers.declutr.span_examples`); empty when the record is missing."""
+    found = derived_records.get("tableS2")
+    return pd.DataFrame(found["result"]["rows"]) if found else pd.DataFrame()
 
 
 def dev_score(record: dict) -> float:

@@ -19,11 +19,11 @@ for SBERT-whitening. Each analysis in detail: README.md, "Analyses of trained mo
 
 from __future__ import annotations
 
-import random
+from pathlib import Path
 from typing import Iterable
 
 from papers.simcse.experiments import WHITENING_FITS, grid
-from sentemb.analysis.retrieval import top_k
+from sentemb.analysis.retrieval import committed_queries, seeded_queries, top_k, unique_premises
 from sentemb.analysis.stsb import analyse
 from sentemb.data.corpora import load_nli_triples, load_rows
 from sentemb.data.sts import ALL_TASKS, load_task
@@ -43,6 +43,7 @@ from sentemb.spec import RunSpec
 PAPER = "simcse"
 TARGET = "sts_test"  # the "target" fit: every sentence of the 7 STS tasks' test sets
 RANDOM_QUERIES = 3
+QUERIES_FILE = Path(__file__).with_name("retrieval_queries.json")  # Table 8's queries per corpus, committed
 TOP_K = 3
 
 
@@ -145,18 +146,26 @@ def flowed_geometry(record: dict, nli_corpus: str, run_missing: bool = True) -> 
     )
 
 
-def retrieval_queries(premises: list[str]) -> list[str]:
-    """The paper's Table 8 queries, then ``RANDOM_QUERIES`` premises drawn with seed 0."""
+def retrieval_queries(nli_corpus: str) -> list[str]:
+    """Table 8's queries on ``nli_corpus``: the paper's, then ``RANDOM_QUERIES`` of its premises drawn with seed 0;
+    read from ``retrieval_queries.json`` when committed there (the profiles' corpora), so that finding a stored record
+    reads no data, otherwise drawn from the corpus (:func:`queries_from_data`)."""
+    return committed_queries(QUERIES_FILE, nli_corpus) or queries_from_data(nli_corpus)
+
+
+def queries_from_data(nli_corpus: str) -> list[str]:
+    """:func:`retrieval_queries` drawn from the corpus itself (what ``retrieval_queries.json`` commits)."""
     paper = [g.removeprefix("Query: ") for g in dict.fromkeys(load_reported(PAPER, "table8.text")["group"])]
-    return paper + random.Random(0).sample(premises, RANDOM_QUERIES)
+    return seeded_queries(paper, unique_premises(load_nli_triples(nli_corpus)), RANDOM_QUERIES)
 
 
 def retrieval(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:
-    """Table 8: the top-3 premises of ``nli_corpus`` for each query (:func:`retrieval_queries`)."""
-    premises = list(dict.fromkeys(row[0] for row in load_nli_triples(nli_corpus)))
-    queries = retrieval_queries(premises)
+    """Table 8: the top-3 premises of ``nli_corpus`` for each query (:func:`retrieval_queries`); the corpus is read
+    only when the record is computed."""
+    queries = retrieval_queries(nli_corpus)
 
     def compute(encoder, spec: RunSpec) -> dict:
+        premises = unique_premises(load_nli_triples(nli_corpus))
         vectors = encoder.encode(premises, batch_size=ENCODE_BATCH, precision="fp32")
         hits = top_k(
             premises, vectors, queries, encoder.encode(queries, batch_size=ENCODE_BATCH, precision="fp32"), k=TOP_K

@@ -8,12 +8,13 @@ re-trains a run whose checkpoint is gone from this machine.
 
 from __future__ import annotations
 
-import random
+from pathlib import Path
 
 import pandas as pd
 
 from papers.simcse.experiments import grid as simcse_grid
 from papers.simcse_pp import experiments, report
+from sentemb.analysis.retrieval import committed_queries, seeded_queries, unique_premises
 from sentemb.data.corpora import load_nli_triples, load_rows
 from sentemb.paper import Paper
 from sentemb.profiles import get_profile
@@ -22,6 +23,19 @@ from sentemb.report.reported import load_reported
 
 N_RANK_BATCH = 64  # §4.2: "a batch of 64 sentences"
 TABLE7_RANDOM_QUERIES = 3
+QUERIES_FILE = Path(__file__).with_name("retrieval_queries.json")  # Table 7's queries per corpus, committed
+
+
+def table7_queries(nli_corpus: str) -> list[str]:
+    """Table 7's queries on ``nli_corpus``: the paper's, then ``TABLE7_RANDOM_QUERIES`` of its premises drawn with seed
+    0; read from ``retrieval_queries.json`` when committed there, so that finding a stored record reads no data."""
+    return committed_queries(QUERIES_FILE, nli_corpus) or queries_from_data(nli_corpus)
+
+
+def queries_from_data(nli_corpus: str) -> list[str]:
+    """:func:`table7_queries` drawn from the corpus itself (what ``retrieval_queries.json`` commits)."""
+    paper = list(load_reported(SimCSEpp.name, "table7.text").query("row == 'query'")["text"])
+    return seeded_queries(paper, unique_premises(load_nli_triples(nli_corpus)), TABLE7_RANDOM_QUERIES)
 
 
 def _corpus(spec: dict) -> str:
@@ -111,11 +125,10 @@ class SimCSEpp(Paper):
                 record, corpus, lambda spec, corpus=corpus: load_rows("sentences", corpus), run_missing
             )
 
-        premises = list(dict.fromkeys(row[0] for row in load_nli_triples(nli)))
-        paper_queries = list(load_reported(self.name, "table7.text").query("row == 'query'")["text"])
-        queries = paper_queries + random.Random(0).sample(premises, TABLE7_RANDOM_QUERIES)
+        queries = table7_queries(nli)
 
         def retrieval(encoder, spec):
+            premises = unique_premises(load_nli_triples(nli))
             vectors = encoder.encode(premises, batch_size=64)
             return {
                 "corpus": nli,
@@ -131,7 +144,6 @@ class SimCSEpp(Paper):
                 retrieval,
                 run_missing=run_missing,
             )
-        batch = load_rows("sentences", wiki)[:N_RANK_BATCH]
         for name in ["simcse", "bt"] + [f"bt_pad_{m}" for m in experiments.TABLE2_PADDING]:
             if records[name]:
                 padding = records[name][0]["spec"]["objective_params"].get("bt_padding", 0)
@@ -139,7 +151,9 @@ class SimCSEpp(Paper):
                     records[name][0],
                     "cross_correlation_rank",
                     {"corpus": wiki, "batch": N_RANK_BATCH, "padding": padding},
-                    lambda encoder, spec, padding=padding: cross_correlation_rank(encoder, batch, padding),
+                    lambda encoder, spec, padding=padding: cross_correlation_rank(
+                        encoder, load_rows("sentences", wiki)[:N_RANK_BATCH], padding
+                    ),
                     run_missing=run_missing,
                 )
         return out

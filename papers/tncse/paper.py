@@ -20,6 +20,14 @@ N_FIGURE5_SENTENCES = 100  # "We first randomly select 100 sentences from Wiki1M
 FIGURE5_REMOVED = tuple(range(7))  # the last 0..6 LayerNorms
 
 
+def figure5_sample(corpus: str) -> list[str]:
+    """Figure 5's sentences: ``N_FIGURE5_SENTENCES`` of ``corpus`` drawn with seed 0, in corpus order (read only when
+    the record is computed)."""
+    sentences = load_rows("sentences", corpus)
+    rng = np.random.default_rng(0)
+    return [sentences[i] for i in sorted(rng.choice(len(sentences), N_FIGURE5_SENTENCES, replace=False))]
+
+
 class TNCSE(Paper):
     name = "tncse"
     title = "TNCSE (Zong et al., 2025)"
@@ -113,9 +121,6 @@ class TNCSE(Paper):
 
         stage1 = records["simcse"][0]
         corpus = "synthetic" if stage1["spec"]["synthetic_data"] else stage1["spec"]["train_data"]
-        sentences = load_rows("sentences", corpus)
-        rng = np.random.default_rng(0)
-        sample = [sentences[i] for i in sorted(rng.choice(len(sentences), N_FIGURE5_SENTENCES, replace=False))]
         out = {
             "figure5": ensure_derived(
                 stage1,
@@ -126,7 +131,9 @@ class TNCSE(Paper):
                     "sample_seed": 0,
                     "removed": list(FIGURE5_REMOVED),
                 },
-                lambda model, spec: layernorm_removal(model, sample, FIGURE5_REMOVED, synthetic=spec.synthetic_data),
+                lambda model, spec: layernorm_removal(
+                    model, figure5_sample(corpus), FIGURE5_REMOVED, synthetic=spec.synthetic_data
+                ),
                 run_missing=run_missing,
             )
         }

@@ -4,7 +4,7 @@ evaluate   evaluate any model directory or hub id: STS, SentEval transfer/probin
 run        run (or load) the records of a paper's experiment grid for a profile
 notebook   execute a paper's notebook with papermill (tables -> results/, figures -> figures/)
 papers     the registered papers, in the order they are run (the overview, which compares them, last)
-data       verify the registered data files, or fetch them (full profile)
+data       verify the registered data files, or fetch the evaluation sets (and the full profile's corpora)
 runs       list the run records of a profile
 site       the executed notebooks as a static HTML site, its index every paper's coverage
 summary    run_all.sh's closing table (runs trained, loaded, not run; wall time per paper)
@@ -228,9 +228,9 @@ def cmd_data(args) -> int:
     from sentemb.data.registry import files_of
 
     if args.action == "fetch":
-        from sentemb.data.download import fetch
+        from sentemb.data.download import downloadable, fetch
 
-        for name in args.datasets:
+        for name in args.datasets or downloadable():
             for path in fetch(name):
                 print(path)
         return 0
@@ -240,7 +240,7 @@ def cmd_data(args) -> int:
     for name in args.datasets or datasets():
         for entry in files_of(name):
             try:
-                verified_path(entry.relpath)
+                verified_path(entry.relpath, download=False)  # verify checks, fetch downloads
                 print(f"ok       {entry.relpath}")
             except SentembError as exc:
                 failures += 1
@@ -515,7 +515,14 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("verify", "fetch"))
-    p.add_argument("datasets", nargs="*", help="dataset names of the registry (default: all, for verify)")
+    p.add_argument(
+        "datasets",
+        nargs="*",
+        help="dataset names of the registry. Default: for verify, all of them; for fetch, every dataset with a "
+        "download source (the evaluation sets sts12-16, stsb, sickr, mr, cr, subj, mpqa, sst2, sst5, trec, mrpc from "
+        "senteval.tar, SentEval's probing_* files; the full profile's wiki1m_for_simcse and nli_for_simcse only when "
+        "named), skipping what the download cache already holds verified",
+    )
 
 
 def add_reported_arguments(p: argparse.ArgumentParser) -> None:
@@ -683,7 +690,16 @@ COMMANDS = (
         "Writes site/<profile>/index.html (SENTEMB_SITE moves it) and one page per executed notebook; the pages "
         "need no network.",
     ),
-    Command("data", "verify (sha256) or fetch the registered data files", cmd_data, add_data_arguments),
+    Command(
+        "data",
+        "verify (sha256) or fetch the registered data files",
+        cmd_data,
+        add_data_arguments,
+        "verify: check every registered file (or the named datasets') against registry.tsv. fetch: download datasets "
+        "into $SENTEMB_CACHE/data, resumably (an interrupted download continues when the command is run again), and "
+        "check each file's hash. A run that needs a missing file downloads its dataset itself unless "
+        "SENTEMB_NO_DOWNLOAD=1.",
+    ),
     Command(
         "runs",
         "list run records (a record that cannot be read is named on stderr, exit 1)",

@@ -7,6 +7,9 @@ corpus order, so the result is deterministic.
 
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -37,3 +40,26 @@ def top_k(
             }
         )
     return out
+
+
+def seeded_queries(fixed: Sequence[str], premises: Sequence[str], n_random: int, seed: int = 0) -> list[str]:
+    """A retrieval table's queries: the paper's ``fixed`` ones, then ``n_random`` premises drawn with ``seed``."""
+    return list(fixed) + random.Random(seed).sample(list(premises), n_random)
+
+
+def unique_premises(nli_rows: Sequence[Sequence[str]]) -> list[str]:
+    """The first sentence of each NLI row, once each, in file order: the retrieval corpus."""
+    return list(dict.fromkeys(row[0] for row in nli_rows))
+
+
+def committed_queries(path: Path, corpus: str) -> list[str] | None:
+    """The queries committed for ``corpus`` in ``path`` (JSON, corpus -> queries), or None when it lists none.
+
+    A retrieval record is named by its queries, and the random ones are drawn from the corpus: committing them lets
+    the cached path find the record without reading the corpus (a researcher's clone has no mirror). The lists are
+    written by ``scripts/write_retrieval_queries.py`` and checked against the data by ``tests/test_no_data_reads.py``.
+    """
+    if not path.is_file():
+        return None
+    listed = json.loads(path.read_text(encoding="utf-8"))
+    return listed.get(corpus)

@@ -3,14 +3,15 @@
 | name                      | file (relpath)                                      | used by        |
 |---------------------------|-----------------------------------------------------|----------------|
 | wiki1m_for_simcse         | training/unsup/wiki1m_for_simcse.txt (1M lines)     | full profile   |
-| wiki_sentences_combined   | training/unsup/wiki_sentences_combined.txt.gz       | mirror (small) |
+| wiki_sentences_combined   | training/unsup/wiki_sentences_combined.txt.gz       | small (data/)  |
 | nli_for_simcse            | training/nli/nli_for_simcse.csv (275,601 triples)   | full profile   |
-| snli_devtest_for_simcse   | training/nli/snli_devtest_for_simcse.csv.gz (5,883) | mirror (small) |
+| snli_devtest_for_simcse   | training/nli/snli_devtest_for_simcse.csv.gz (5,883) | small (data/)  |
 | snli_devtest_pairs_<label> | SNLI dev+test pairs of one label (``nli_labelled``) | SimCSE Table 4 |
 | snli_devtest_with_neutral | SNLI dev+test quads with the neutral hypothesis (``nli_labelled``) | SimCSE Table 7 |
 | wikitext2_windows         | 4 consecutive sentences of a WikiText-2 article (``sentence_windows``) | SimCSE Table 2 |
 
-The mirror's two files are substitutes (see ``../shared/datasets/training/README.md``): 108k
+The small profile's two files ship with the archive under ``data/`` (``data/MANIFEST.tsv``, ``data/ATTRIBUTION.md``)
+and are substitutes: 108k
 Wikipedia sentences instead of 1M, and triples built from SNLI dev+test instead of SNLI+MNLI train.
 
 ``<corpus>+sickr`` (TNCSE: "Wiki1M + unlabelled SICK-R", supplement and Figure 4) is a sentence corpus followed by

@@ -1,46 +1,107 @@
-"""Fetch the real sources of the full profile into the download cache.
+"""Fetch the data files that have a download source (``registry.SOURCES``) into ``settings.download_root()``.
 
-The layout produced is the mirror's layout (``senteval/downstream/...``, ``training/...``), so
-the same loaders read both. SimCSE's files come from one pinned commit of its Hugging Face dataset
-repo (``registry.SOURCES``). Every downloaded file is checked against the registry's sha256; a file
-whose sha256 is still unknown is checked against its git blob sha1 where one is registered, and
-otherwise has its sha256 printed so that it can be recorded. ``senteval.tar`` is SimCSE's packaging
-of SentEval's data (the file that ``SentEval/data/downstream/download_dataset.sh`` fetches).
-Offline, point SENTEMB_DATA at the mirror instead; this module is then never used.
+From one pinned commit of the Hugging Face dataset repo ``princeton-nlp/datasets-for-simcse`` (whose
+``resolve/<rev>/<file>`` URLs answer 302 to a CDN; redirects are followed): ``senteval.tar``, SimCSE's packaging of
+SentEval's data (what ``SentEval/data/downstream/download_dataset.sh`` fetches: STS12-16, STS-B, SICK-R and the transfer
+sets MR, CR, SUBJ, MPQA, SST-2/5, TREC, MRPC), and SimCSE's two training files; from SentEval's GitHub repository its
+probing files. The layout left is the mirror's (``senteval/downstream/...``, ``training/...``), so the same loaders
+read both. ``python -m sentemb data fetch`` fetches explicitly; ``files.verified_path`` fetches a missing file's dataset
+itself unless SENTEMB_NO_DOWNLOAD=1. Offline, point SENTEMB_DATA at the mirror instead.
+
+Resumable: bytes go to ``<target>.part``; a failed or truncated transfer (fewer bytes than Content-Length) keeps it, and
+the next try asks for the rest with ``Range: bytes=N-`` (starting over when the server answers 200). Then every file is
+checked by content (``files.check``): the registry's sha256, the git blob sha1 of a probing file, or for a ``*.gz`` the
+sha256 of its decompressed bytes (``content_sha256``, so a re-compressed copy passes); a mismatch deletes it. Caveat: no
+network where this was written, so the sha256 of senteval.tar's members come from the mirror's copies and have not been
+checked against a real download (the tar itself has no registered hash; a member that fails deletes it too).
 """
 
 from __future__ import annotations
 
+import http.client
+import re
 import shutil
+import sys
 import tarfile
 import tempfile
+import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from sentemb import settings
-from sentemb.data.files import git_blob_sha1_of, sha256_of
-from sentemb.data.registry import SOURCES, files_of
+from sentemb.data.files import check
+from sentemb.data.registry import SOURCES, DataFile, datasets, files_of
 from sentemb.errors import DataError
 from sentemb.progress import progress
 
+TIMEOUT_S = 60  # per connection attempt and per read
+_BLOCK = 1 << 20
+_MIRROR_HINT = "set SENTEMB_DATA to an offline mirror with the same layout (e.g. SENTEMB_DATA=../shared/datasets)"
+
+
+def _failure(url: str, target: Path, part: Path, what: str) -> DataError:
+    kept = part.stat().st_size if part.is_file() else 0
+    if kept:
+        state, retry = f"the {kept:,} bytes received are kept in {part}", "run the same command again (it resumes)"
+    else:
+        part.unlink(missing_ok=True)
+        state, retry = "nothing was kept", "check the network and run the same command again"
+    return DataError(
+        f"could not download {url}: {what}; {state}.\n"
+        f"  Fix: {retry}; or {_MIRROR_HINT}; or download the file by hand to {target}."
+    )
+
+
+def _open(url: str, offset: int):
+    headers = {"User-Agent": "sentemb (python urllib)"}
+    if offset:
+        headers["Range"] = f"bytes={offset}-"
+    return urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=TIMEOUT_S)
+
 
 def _download(url: str, target: Path) -> None:
+    """``url`` into ``target`` through ``<target>.part``, resuming a ``.part`` left by an earlier try (see module)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(target.suffix + ".part")
+    part = target.with_name(target.name + ".part")
+    offset = part.stat().st_size if part.is_file() else 0
     try:
-        with urllib.request.urlopen(url, timeout=60) as response, open(partial, "wb") as out:
-            total = int(response.headers.get("Content-Length") or 0) or None
-            with progress(total=total, unit="B", unit_scale=True, desc=target.name) as bar:
-                for block in iter(lambda: response.read(1 << 20), b""):
+        try:
+            response = _open(url, offset)
+        except urllib.error.HTTPError as exc:
+            if exc.code != 416 or not offset:
+                raise
+            exc.close()  # the kept bytes are not a prefix of what the server has now (416: range not satisfiable)
+            part.unlink()
+            offset = 0
+            response = _open(url, 0)
+        with response:
+            if (response.status or 200) == 206:
+                sent = response.headers.get("Content-Range", "")
+                match = re.match(r"bytes (\d+)-", sent)
+                if match is None or int(match.group(1)) != offset:
+                    part.unlink(missing_ok=True)  # start over next time
+                    raise _failure(url, target, part, f"asked for bytes from {offset} on, it sent {sent!r}")
+            elif offset:
+                print(f"[data] {url} ignored the request to resume at byte {offset}: starting over", file=sys.stderr)
+                offset = 0
+            length = response.headers.get("Content-Length")
+            expected = offset + int(length) if length and length.isdigit() else None
+            received = offset
+            bar = progress(total=expected, initial=offset, unit="B", unit_scale=True, unit_divisor=1024, desc=part.name)
+            with bar, open(part, "ab" if offset else "wb") as out:
+                for block in iter(lambda: response.read(_BLOCK), b""):
                     out.write(block)
+                    received += len(block)
                     bar.update(len(block))
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise DataError(
-            f"could not download {url}: {exc}.\n  Fix: check the network, or set SENTEMB_DATA to an "
-            f"offline mirror with the same layout (e.g. SENTEMB_DATA=../shared/datasets)."
-        ) from exc
-    partial.replace(target)
+    except urllib.error.HTTPError as exc:
+        raise _failure(url, target, part, f"the server answered HTTP {exc.code} {exc.reason}") from exc
+    except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts and resets are OSErrors
+        raise _failure(url, target, part, f"{type(exc).__name__}: {exc}") from exc
+    if expected is not None and received < expected:
+        raise _failure(url, target, part, f"the connection closed after {received:,} of {expected:,} bytes")
+    part.replace(target)
 
 
 def _unpack_senteval(archive: Path, root: Path) -> None:
@@ -65,44 +126,101 @@ def _unpack_senteval(archive: Path, root: Path) -> None:
             shutil.move(str(child), dest)
 
 
+@contextmanager
+def _exclusive(lock: Path) -> Iterator[None]:
+    """One process at a time downloads a source (parallel runs that all miss the same file wait for the first)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"[data] waiting for another process's download (lock {lock})", file=sys.stderr, flush=True)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _present(f: DataFile, root: Path) -> bool:
+    path = root / f.relpath
+    return path.is_file() and check(f, path)[1] is None
+
+
+def _verify(f: DataFile, root: Path, url: str, archive: Path | None = None) -> None:
+    """Check a file just downloaded (or unpacked from ``archive``); delete it (and the archive) when it is wrong."""
+    path = root / f.relpath
+    also = f" and the archive {archive} was deleted" if archive is not None else ""
+    if not path.is_file():
+        if archive is not None:
+            archive.unlink(missing_ok=True)
+        raise DataError(
+            f"{url} did not provide {f.relpath}{also}.\n  Fix: run the same command again to download it afresh; "
+            f"or {_MIRROR_HINT}; or put the file there by hand ({path})."
+        )
+    actual, problem = check(f, path)
+    if problem is not None:
+        path.unlink()
+        if archive is not None:
+            archive.unlink(missing_ok=True)
+        raise DataError(
+            f"downloaded {f.relpath} from {url} does not match registry.tsv; it was deleted{also}.\n{problem}"
+            f"  Fix: run the same command again to download it afresh; or {_MIRROR_HINT}; or put a correct copy by "
+            f"hand at {path}."
+        )
+    if f.sha256 is None and f.git_blob_sha1 is None:
+        print(f"{f.relpath}: sha256 {actual} (not yet in the registry: record it in registry.tsv)")
+
+
 def fetch(dataset: str) -> list[Path]:
-    """Download what ``dataset`` needs into the cache, verify each file, return their paths."""
+    """Download what ``dataset`` lacks in the cache (a file there that fails its check counts as lacking), verify what
+    was downloaded, and return the paths of all its files."""
     root = settings.download_root()
     files = files_of(dataset)
-    sources = {f.source for f in files}
-    for source in sorted(sources):
-        if SOURCES[source] is None:
-            raise DataError(f"dataset {dataset!r} exists only in the offline mirror; set SENTEMB_DATA to use it")
-        if source == "senteval.tar":
-            if all((root / f.relpath).is_file() for f in files):
-                continue
-            archive = settings.cache_root() / "downloads" / "senteval.tar"
-            if not archive.is_file():
-                _download(SOURCES[source], archive)
-            _unpack_senteval(archive, root)
-        else:
-            for f in files:
-                if not (root / f.relpath).is_file():
+    for source in sorted({f.source for f in files}):
+        url = SOURCES[source]
+        if url is None:
+            raise DataError(f"dataset {dataset!r} is not downloadable ({source}); set SENTEMB_DATA to use it")
+        lacking = [f for f in files if f.source == source and not _present(f, root)]
+        if not lacking:
+            continue
+        with _exclusive(settings.cache_root() / "downloads" / f"{source}.lock"):
+            lacking = [f for f in lacking if not _present(f, root)]  # another process may have fetched them meanwhile
+            if lacking and source == "senteval.tar":
+                archive = settings.cache_root() / "downloads" / "senteval.tar"
+                if not archive.is_file():
+                    _download(url, archive)
+                try:
+                    _unpack_senteval(archive, root)
+                except tarfile.TarError as exc:
+                    archive.unlink()
+                    raise DataError(
+                        f"{archive} (from {url}) is not a readable tar file ({exc}); it was deleted.\n"
+                        f"  Fix: run the same command again to download it afresh; or {_MIRROR_HINT}."
+                    ) from exc
+                for f in lacking:
+                    _verify(f, root, url, archive)
+            else:
+                for f in lacking:
+                    (root / f.relpath).unlink(missing_ok=True)  # a copy that failed its check
                     _download(f.url, root / f.relpath)
-    paths = []
-    for f in files:
-        path = root / f.relpath
-        digest = sha256_of(path)
-        if f.sha256 is None and f.git_blob_sha1 is not None:
-            blob = git_blob_sha1_of(path)
-            if blob != f.git_blob_sha1:
-                path.unlink()
-                raise DataError(
-                    f"downloaded {f.relpath} has git blob sha1 {blob}, expected "
-                    f"{f.git_blob_sha1}; it was deleted, retry the fetch"
-                )
-        elif f.sha256 is None:
-            print(f"{f.relpath}: sha256 {digest} (not yet in the registry: record it in registry.tsv)")
-        elif digest != f.sha256:
-            path.unlink()
-            raise DataError(
-                f"downloaded {f.relpath} from {f.url} has sha256 {digest}, expected {f.sha256} "
-                f"(registry.tsv); it was deleted, retry the fetch"
-            )
-        paths.append(path)
-    return paths
+                    _verify(f, root, f.url)
+    return [root / f.relpath for f in files]
+
+
+FULL_PROFILE_CORPORA = ("wiki1m_for_simcse", "nli_for_simcse")  # fetched by `run_all.sh --profile full` (~300 MB)
+
+
+def downloadable() -> list[str]:
+    """The datasets that ``data fetch`` without names fetches: the evaluation sets with a download source (those of
+    senteval.tar, SentEval's probing files); the full profile's training corpora only when named."""
+    return [
+        d
+        for d in datasets()
+        if d not in FULL_PROFILE_CORPORA and all(SOURCES[f.source] is not None for f in files_of(d))
+    ]

@@ -2,7 +2,8 @@
 
 Every read of a data file goes through :func:`open_verified` / :func:`verified_path`, so a missing
 or corrupt file fails loudly with the file, the expected hash and how to fix it. Each file's
-hash is recorded for the run's provenance (:func:`track_reads`).
+hash is recorded for the run's provenance (:func:`track_reads`). A missing file that has a download source is first
+fetched into the download cache (:func:`_fetch_missing`), unless SENTEMB_NO_DOWNLOAD=1.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import sys
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -30,40 +33,65 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _root_description() -> tuple[Path, str]:
-    mirror = settings.data_root()
-    if mirror is not None:
-        return mirror, f"the offline mirror SENTEMB_DATA={mirror}"
-    return settings.download_root(), f"the download cache {settings.download_root()} (SENTEMB_DATA is unset)"
+def locate(relpath: str) -> Path | None:
+    """The first copy of ``relpath`` in :func:`sentemb.settings.data_roots` (mirror, shipped data, download cache), or
+    None."""
+    for root, _ in settings.data_roots():
+        if (root / relpath).is_file():
+            return root / relpath
+    return None
 
 
-def verified_path(relpath: str) -> Path:
-    """The local path of a registered file, after checking that it exists and its sha256 matches."""
+def _missing(entry: DataFile) -> DataError:
+    """The error for a registered file found in none of the data roots: where it was looked for, and the fix."""
+    where = "; ".join(description for _, description in settings.data_roots())
+    if entry.source == "shipped":
+        fix = (
+            "the archive ships this file under data/: restore it (`git checkout -- data/`), or set SENTEMB_DATA to "
+            "an offline mirror that has it"
+        )
+    elif entry.url is None:
+        fix = (
+            "this file exists only in the offline mirror: set SENTEMB_DATA to the mirror "
+            "(e.g. SENTEMB_DATA=../shared/datasets)"
+        )
+    else:
+        fix = (
+            f"run `python -m sentemb data fetch {entry.dataset}` (downloads {entry.source}), "
+            f"or set SENTEMB_DATA to an offline mirror"
+        )
+    return DataError(f"missing data file {entry.relpath}; looked in {where}.\n  Fix: {fix}.")
+
+
+def verified_path(relpath: str, download: bool = True) -> Path:
+    """The local path of a registered file, after checking that it exists and its sha256 matches (a missing file is
+    downloaded first when it can be, unless ``download`` is False: ``data verify`` only checks)."""
     entry: DataFile = lookup(relpath)
-    root, where = _root_description()
-    path = root / relpath
-    if not path.is_file():
-        if entry.url is None:
-            fix = (
-                "this file exists only in the offline mirror: set SENTEMB_DATA to the mirror "
-                "(e.g. SENTEMB_DATA=../shared/datasets)"
-            )
-        elif settings.data_root() is not None:
-            fix = (
-                f"the mirror lacks it; unset SENTEMB_DATA and run `python -m sentemb data fetch "
-                f"{entry.dataset}` to download {entry.source} into the cache"
-            )
-        else:
-            fix = (
-                f"run `python -m sentemb data fetch {entry.dataset}` (downloads {entry.source}), "
-                f"or set SENTEMB_DATA to an offline mirror"
-            )
-        raise DataError(f"missing data file {relpath} in {where}.\n  Fix: {fix}.")
+    path = locate(relpath) or (_fetch_missing(entry) if download else None)
+    if path is None:
+        raise _missing(entry)
     if path not in _verified:
         _verified[path] = _check(entry, path)
     for tracker in _trackers:
         tracker[relpath] = _verified[path]
     return path
+
+
+def _fetch_missing(entry: DataFile) -> Path | None:
+    """Download the dataset of ``entry``, a registered file found in no data root, into the download cache and return
+    the file's path there; None when it has no download source or SENTEMB_NO_DOWNLOAD=1 (then it is missing)."""
+    if entry.url is None or not settings.downloads_enabled():
+        return None
+    from sentemb.data.download import fetch  # download imports this module
+
+    print(
+        f"[data] {entry.relpath} is missing: downloading dataset {entry.dataset} ({entry.url}) into "
+        f"{settings.download_root()} (SENTEMB_NO_DOWNLOAD=1 turns this off)",
+        file=sys.stderr,
+        flush=True,
+    )
+    fetch(entry.dataset)
+    return settings.download_root() / entry.relpath
 
 
 def git_blob_sha1_of(path: Path) -> str:
@@ -72,18 +100,45 @@ def git_blob_sha1_of(path: Path) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def _check(entry: DataFile, path: Path) -> str:
+def gz_content_sha256(path: Path) -> str:
+    """The sha256 of a gzip file's decompressed bytes (the registry's ``content_sha256``)."""
+    digest = hashlib.sha256()
+    with gzip.open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check(entry: DataFile, path: Path) -> tuple[str, str | None]:
+    """``(sha256 of the file's bytes, None)`` when ``path`` matches ``entry``, else ``(sha256, expected/found lines)``.
+
+    A ``*.gz`` whose bytes differ still matches when its decompressed bytes hash to the entry's ``content_sha256`` (the
+    same data compressed again); the sha256 returned, which runs record, is always that of the bytes on disk."""
     if entry.sha256 is None and entry.git_blob_sha1 is not None:
         blob = git_blob_sha1_of(path)
         if blob != entry.git_blob_sha1:
-            raise DataError(
-                f"corrupt data file {path}\n  expected git blob sha1 {entry.git_blob_sha1}\n  found    {blob}\n"
-                f"  Fix: delete the file and fetch it again (`python -m sentemb data fetch {entry.dataset}`)."
-            )
+            return sha256_of(path), f"  expected git blob sha1 {entry.git_blob_sha1}\n  found    {blob}\n"
     actual = sha256_of(path)
-    if entry.sha256 is not None and actual != entry.sha256:
+    if entry.sha256 is None or actual == entry.sha256:
+        return actual, None
+    expected, found = f"sha256 {entry.sha256}", f"sha256 {actual}"
+    if entry.content_sha256 is not None and path.suffix == ".gz":
+        try:
+            content = gz_content_sha256(path)
+        except (OSError, EOFError, zlib.error) as exc:  # not gzip, or truncated
+            content = f"none, not readable as gzip ({exc})"
+        if content == entry.content_sha256:
+            return actual, None
+        expected += f" (or gzip of content sha256 {entry.content_sha256})"
+        found += f" (content: {content})"
+    return actual, f"  expected {expected}\n  found    {found}\n"
+
+
+def _check(entry: DataFile, path: Path) -> str:
+    actual, problem = check(entry, path)
+    if problem is not None:
         raise DataError(
-            f"corrupt data file {path}\n  expected sha256 {entry.sha256}\n  found    sha256 {actual}\n"
+            f"corrupt data file {path}\n{problem}"
             f"  Fix: delete the file and fetch it again (`python -m sentemb data fetch {entry.dataset}`), "
             f"or restore the mirror copy; nothing was computed from it."
         )

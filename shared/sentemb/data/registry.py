@@ -1,7 +1,7 @@
 """The dataset registry: every file the archive reads, with its sha256 and its source.
 
-The table itself is ``registry.tsv`` beside this module (dataset, relpath, sha256, source, git_blob_sha1). The
-relpath is the file's place in the mirror *and* in the download cache: the mirror
+The table itself is ``registry.tsv`` beside this module (dataset, relpath, sha256, source, git_blob_sha1,
+content_sha256). The relpath is the file's place in the mirror *and* in the download cache: the mirror
 (``SENTEMB_DATA``) has exactly the layout that the real downloads leave.
 
 ``sha256 = unknown`` marks files whose sha256 is not known: SentEval's probing files, which are
@@ -9,6 +9,8 @@ checked instead against the git blob sha1 that SentEval's repository records for
 (``git_blob_sha1``). ``data fetch`` prints the hash of any file still marked unknown, so that it can be
 recorded here (never guessed). The two full-size SimCSE training files carry the sha256 that the
 Hugging Face dataset repo records for them (their Git LFS oid, which is the sha256 of the content).
+``content_sha256`` (optional, ``*.gz`` files only) is the sha256 of the decompressed bytes: a re-compressed copy of
+the same data is accepted by it (``files.check``), while the sha256 recorded for a run stays that of the file's bytes.
 
 SimCSE's download scripts fetch from ``princeton-nlp/datasets-for-simcse`` at ``main``; here the URLs are
 pinned to one commit of that repo (:data:`SIMCSE_DATASETS_REVISION`), so what is downloaded cannot move.
@@ -44,6 +46,7 @@ SOURCES = {
     # SentEval's probing data lives in its repository (data/probing/), one file per task.
     "probing": "https://raw.githubusercontent.com/facebookresearch/SentEval/main/data/probing/{name}",
     "mirror-only": None,
+    "shipped": None,  # ships with the archive under data/ (CC BY-SA training text; data/MANIFEST.tsv)
 }
 
 
@@ -54,6 +57,7 @@ class DataFile:
     sha256: str | None  # None: not known offline (see module docstring)
     source: str  # a key of SOURCES
     git_blob_sha1: str | None = None
+    content_sha256: str | None = None  # *.gz: sha256 of the decompressed bytes (optional)
 
     @property
     def url(self) -> str | None:
@@ -72,6 +76,7 @@ def all_files() -> tuple[DataFile, ...]:
             None if r["sha256"] == "unknown" else r["sha256"],
             r["source"],
             r["git_blob_sha1"] or None,
+            r.get("content_sha256") or None,  # an optional column
         )
         for r in rows
     )

@@ -71,7 +71,40 @@ def ensure_derived(
     """The derived record of ``analysis`` (with ``params``) on the run of ``record``, computing it when missing.
 
     ``compute(encoder, spec)`` returns the result (JSON-serialisable); it reads data through the registry, so the
-    files it reads are hashed into the record."""
+    files it reads are hashed into the record. Whatever it reads must be read inside ``compute``: finding a stored
+    record reads no data (a clone without the data finds every committed record)."""
+    torch_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+    def produce(spec: RunSpec) -> tuple[dict, dict]:
+        encoder, model = trained_encoder(record, torch_device, progress)
+        encoder.eval()
+        return compute(encoder, spec), model
+
+    return _ensure(record, analysis, params, produce, run_missing, torch_device)
+
+
+def ensure_data_derived(
+    record: dict, analysis: str, params: dict, compute: Callable[[RunSpec], dict], run_missing: bool = True
+) -> dict:
+    """:func:`ensure_derived` for an analysis of a run's *data* under its spec, which needs no model (e.g. DeCLUTR's
+    Table S2, the spans its sampler draws): ``compute(spec)``; the record's ``model`` says that none was used.
+    ``record`` may be a grid spec's stand-in (``run_id``, ``profile``, ``spec``) when the run has no record yet."""
+
+    def produce(spec: RunSpec) -> tuple[dict, dict]:
+        return compute(spec), {"source": "none (the run's spec and data only)"}
+
+    return _ensure(record, analysis, params, produce, run_missing, torch.device("cpu"))
+
+
+def _ensure(
+    record: dict,
+    analysis: str,
+    params: dict,
+    produce: Callable[[RunSpec], tuple[dict, dict]],
+    run_missing: bool,
+    torch_device: torch.device,
+) -> dict:
+    """The stored derived record, or ``produce(spec)`` -> (result, model) written as one with its provenance."""
     ident = derived_id(record["run_id"], analysis, params)
     path = derived_path(record["profile"], ident)
     existing = _load(path, run_missing)
@@ -87,13 +120,10 @@ def ensure_derived(
             "running was disabled"
         )
     started = time.perf_counter()
-    torch_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     prov = provenance.collect(torch_device)
     spec = RunSpec.from_dict(record["spec"])
     with track_reads() as data_hashes:
-        encoder, model = trained_encoder(record, torch_device, progress)
-        encoder.eval()
-        result = compute(encoder, spec)
+        result, model = produce(spec)
     out = {
         "schema_version": DERIVED_SCHEMA_VERSION,
         "derived_id": ident,
