@@ -50,4 +50,6 @@ def provenance_table(records: dict[str, list[dict]], derived: Iterable[tuple[str
                     "device": d["provenance"]["device"],
                 }
             )
-    return pd.DataFrame(rows)
+    # a derived record has no steps and most have no seed: nullable integers keep the runs' 60 from showing as 60.0
+    frame = pd.DataFrame(rows)
+    return frame.astype({column: "Int64" for column in ("seed", "steps") if column in frame})
