@@ -10,7 +10,6 @@ import pandas as pd
 
 from papers.declutr import experiments, report
 from papers.declutr.report import DEV_SCORE, N_DOWNSTREAM
-from papers.declutr.span_examples import span_examples
 from sentemb.paper import Paper
 from sentemb.report.claims import from_reproduced
 
@@ -89,6 +88,7 @@ class DeCLUTR(Paper):
 
     def derived(self, records, profile, run_missing=True, extended=False):
         """Table S2's spans, drawn with the headline run's settings (its grid spec's when it has no record yet)."""
+        from papers.declutr.span_examples import span_examples  # the run store's machinery: not for the CLI's import
         from sentemb.runs.execute import NotRun
 
         if records.get("declutr"):
