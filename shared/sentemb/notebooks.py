@@ -40,7 +40,31 @@ def strip_timestamps(notebook: dict) -> dict:
     for cell in notebook.get("cells", []):
         if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
             cell["id"] = "injected-parameters"
+        if "outputs" in cell:
+            cell["outputs"] = merged_streams(cell["outputs"])
     return notebook
+
+
+def merged_streams(outputs: list) -> list:
+    """Consecutive outputs of one stream (stdout, stderr) as one output: how the kernel cuts a cell's printed text into
+    messages depends on timing (on busy cores one print can arrive as two), and the committed copy must not."""
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            previous is not None
+            and output.get("output_type") == "stream"
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] = _text(previous["text"]) + _text(output["text"])
+        else:
+            merged.append(output)
+    return merged
+
+
+def _text(text) -> str:
+    return "".join(text) if isinstance(text, list) else text
 
 
 def _shown(path: Path) -> str:
