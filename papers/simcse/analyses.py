@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Iterable
 
 from papers.simcse.experiments import WHITENING_FITS, grid
-from sentemb.analysis.retrieval import committed_queries, seeded_queries, top_k, unique_premises
+from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries, top_k
 from sentemb.analysis.stsb import analyse
-from sentemb.data.corpora import load_nli_triples, load_rows
+from sentemb.data.corpora import load_rows
 from sentemb.data.sts import ALL_TASKS, load_task
 from sentemb.evaluate.flow import BertFlow, FlowConfig
 from sentemb.evaluate.post_processed import ENCODE_BATCH, fit_embeddings
@@ -156,7 +156,7 @@ def retrieval_queries(nli_corpus: str) -> list[str]:
 def queries_from_data(nli_corpus: str) -> list[str]:
     """:func:`retrieval_queries` drawn from the corpus itself (what ``retrieval_queries.json`` commits)."""
     paper = [g.removeprefix("Query: ") for g in dict.fromkeys(load_reported(PAPER, "table8.text")["group"])]
-    return seeded_queries(paper, unique_premises(load_nli_triples(nli_corpus)), RANDOM_QUERIES)
+    return seeded_queries(paper, corpus_premises(nli_corpus), RANDOM_QUERIES)
 
 
 def retrieval(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:
@@ -165,7 +165,7 @@ def retrieval(record: dict, nli_corpus: str, run_missing: bool = True) -> dict:
     queries = retrieval_queries(nli_corpus)
 
     def compute(encoder, spec: RunSpec) -> dict:
-        premises = unique_premises(load_nli_triples(nli_corpus))
+        premises = corpus_premises(nli_corpus)
         vectors = encoder.encode(premises, batch_size=ENCODE_BATCH, precision="fp32")
         hits = top_k(
             premises, vectors, queries, encoder.encode(queries, batch_size=ENCODE_BATCH, precision="fp32"), k=TOP_K

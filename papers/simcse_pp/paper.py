@@ -14,8 +14,8 @@ import pandas as pd
 
 from papers.simcse.experiments import grid as simcse_grid
 from papers.simcse_pp import experiments, report
-from sentemb.analysis.retrieval import committed_queries, seeded_queries, unique_premises
-from sentemb.data.corpora import load_nli_triples, load_rows
+from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries
+from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper
 from sentemb.profiles import get_profile
 from sentemb.report.claims import from_reproduced
@@ -35,7 +35,7 @@ def table7_queries(nli_corpus: str) -> list[str]:
 def queries_from_data(nli_corpus: str) -> list[str]:
     """:func:`table7_queries` drawn from the corpus itself (what ``retrieval_queries.json`` commits)."""
     paper = list(load_reported(SimCSEpp.name, "table7.text").query("row == 'query'")["text"])
-    return seeded_queries(paper, unique_premises(load_nli_triples(nli_corpus)), TABLE7_RANDOM_QUERIES)
+    return seeded_queries(paper, corpus_premises(nli_corpus), TABLE7_RANDOM_QUERIES)
 
 
 def _corpus(spec: dict) -> str:
@@ -128,7 +128,7 @@ class SimCSEpp(Paper):
         queries = table7_queries(nli)
 
         def retrieval(encoder, spec):
-            premises = unique_premises(load_nli_triples(nli))
+            premises = corpus_premises(nli)
             vectors = encoder.encode(premises, batch_size=64)
             return {
                 "corpus": nli,

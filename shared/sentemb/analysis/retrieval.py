@@ -47,9 +47,11 @@ def seeded_queries(fixed: Sequence[str], premises: Sequence[str], n_random: int,
     return list(fixed) + random.Random(seed).sample(list(premises), n_random)
 
 
-def unique_premises(nli_rows: Sequence[Sequence[str]]) -> list[str]:
-    """The first sentence of each NLI row, once each, in file order: the retrieval corpus."""
-    return list(dict.fromkeys(row[0] for row in nli_rows))
+def corpus_premises(nli_corpus: str) -> list[str]:
+    """The retrieval corpus of an NLI corpus: the first sentence of each row, once each, in file order (reads it)."""
+    from sentemb.data.corpora import load_nli_triples
+
+    return list(dict.fromkeys(row[0] for row in load_nli_triples(nli_corpus)))
 
 
 def committed_queries(path: Path, corpus: str) -> list[str] | None:
