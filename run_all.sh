@@ -3,7 +3,8 @@
 # executes each paper's notebook with papermill.
 #
 #   ./run_all.sh                      small profile (default), all papers
-#   ./run_all.sh --profile smoke      tiny random BERT, whole pipeline in ~30 minutes on 2 cores
+#   ./run_all.sh --profile smoke      tiny random BERT evaluated on samples, whole pipeline in ~9 minutes on 2 cores
+#                                     from an empty store (benchmarks/bench_smoke_from_empty.py)
 #   ./run_all.sh --profile raw        the small profile on the archive's own MLM-only BERT (shared/models/)
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
 #   ./run_all.sh --paper simcse       one paper, or several comma-separated (python -m sentemb papers lists them, in
@@ -15,7 +16,7 @@
 #   ./run_all.sh --jobs 2             2 runs side by side, each with half the torch threads: on 2 cores
 #                                     the runs train about a quarter sooner; with fewer threads their
 #                                     numbers can differ from the committed records' (made one at a time,
-#                                     2 threads) in float rounding; default 1
+#                                     2 threads) in float rounding; default: the profile's (smoke 2, else 1)
 #   ./run_all.sh --profile full --launcher slurm [--partition P --gpus N --cpus N --mem-gb N --time MIN]
 #                                     one Slurm job per run (submitit; requeued and resumed when preempted),
 #                                     the notebooks once every record is there; --dry-run prints the jobs only
@@ -26,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
 profile=small
 paper=""  # default: every registered paper (python -m sentemb papers), in the registry's order
 no_run=()
@@ -57,11 +58,11 @@ while [ $# -gt 0 ]; do
 done
 case "$profile" in smoke|small|raw|full) ;; *) echo "error: unknown profile '$profile' (choose smoke, small, raw or full)" >&2; exit 2 ;; esac
 case "$jobs" in
-  "") jobs=1 ;;
+  "") ;;  # the profile's (sentemb run: smoke 2, else 1; with a launcher the scheduler runs the jobs)
   *[!0-9]*|0) echo "error: --jobs takes a number of runs side by side, 1 or more (got '$jobs')" >&2; exit 2 ;;
 esac
-run_jobs=(--jobs "$jobs")
-[ ${#launch[@]} -eq 0 ] || [ "$jobs" != 1 ] || run_jobs=()  # with a launcher the scheduler runs the jobs
+run_jobs=()
+[ -z "$jobs" ] || run_jobs=(--jobs "$jobs")
 if [ -n "${SENTEMB_DATA:-}" ] && [ ! -d "$SENTEMB_DATA" ]; then
   echo "error: SENTEMB_DATA=$SENTEMB_DATA is not a directory (point it at the offline mirror, e.g. ../shared/datasets)" >&2
   exit 2

@@ -90,7 +90,7 @@ def test_two_smoke_runs_side_by_side_give_the_records_of_one_at_a_time_with_one_
     monkeypatch.delenv("SENTEMB_DATA", raising=False)  # generated rows: seconds per run
     threads, scores = torch.get_num_threads(), {}
     try:
-        for command in (["run", "--jobs", "2"], ["--threads", "1", "run"]):
+        for command in (["run", "--jobs", "2"], ["--threads", "1", "run", "--jobs", "1"]):
             monkeypatch.setenv("SENTEMB_RESULTS", str(isolated_outputs / f"results_{len(scores)}"))
             monkeypatch.setenv("SENTEMB_CACHE", str(isolated_outputs / f"cache_{len(scores)}"))
             assert cli.main(command + ["--paper", "simcse", "--profile", "smoke", "--only", "unsup"]) == 0

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from sentemb import settings
+from sentemb.profiles import get_profile
 
 
 @pytest.mark.slow
@@ -67,12 +68,13 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     derived_dir = isolated_outputs / "results" / "runs" / "smoke" / "derived"
     derived = [json.loads(p.read_text()) for p in derived_dir.glob("*.json")]
     flowed = [d for d in derived if d["analysis"] == "flowed_geometry"]  # Figure 3's BERT-flow point: the geometry of
-    # the flow that Table C.1's NLI flow record of the same seed fits (same fit sample, seed and configuration)
+    # the flow that Table C.1's NLI flow record of the same seed fits (same fit sample, seed and configuration; the flow
+    # record also names the STS sample it is scored on, the smoke runs' eval_pairs)
     assert len(flowed) == 1 and 0 < flowed[0]["result"]["n_features"] and -8 <= flowed[0]["result"]["uniformity"] <= 0
-    assert any(
-        d["analysis"] == "bert_flow" and d["run_id"] == flowed[0]["run_id"] and d["params"] == flowed[0]["params"]
-        for d in derived
-    )
+    flow_records = [d for d in derived if d["analysis"] == "bert_flow" and d["run_id"] == flowed[0]["run_id"]]
+    pairs = {k: v for d in flow_records for k, v in d["params"].items() if k == "eval_pairs"}
+    assert pairs == {"eval_pairs": get_profile("smoke").eval_pairs}
+    assert any({k: v for k, v in d["params"].items() if k != "eval_pairs"} == flowed[0]["params"] for d in flow_records)
     runs = list((isolated_outputs / "results" / "runs" / "smoke").glob("*.json"))
     assert len(runs) == 22 + 14  # 12 runs, 10 headline rows with a second seed; one ablation per table (2 seeds
     # where a claim compares it) and one point of Table A.1's search

@@ -12,7 +12,9 @@ from its best checkpoint; :mod:`sentemb.runs.derived`).
 
 Every embedding is computed at one precision, ``MTEB_PRECISION``, fp32 on every profile (under bf16 autocast the
 untrained all-MiniLM-L6-v2's ([CLS]) 11-task average was 70.228, against 70.230 in fp32). A profile that only
-exercises the paths (smoke) runs the STS tasks only. Time per record on 2 CPU cores: see the paper's README.
+exercises the paths (smoke) runs the STS tasks only, and a run whose spec sets ``eval_pairs`` (smoke) is scored on that
+many pairs of STS-B test and of each MTEB STS task's split (:mod:`sentemb.evaluate.subsets`). Time per record on 2 CPU
+cores: see the paper's README.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ import numpy as np
 
 from sentemb.analysis.stsb import align_uniform
 from sentemb.data.mteb_mirror import MIRROR_TASKS
-from sentemb.data.sts import load_task
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS, run_mteb
 from sentemb.evaluate.sts import cosine_scores
+from sentemb.evaluate.subsets import load_sts_task
 from sentemb.profiles import get_profile
-from sentemb.runs.derived import ensure_derived
+from sentemb.runs.derived import ensure_derived, sample_param
 from sentemb.runs.execute import ENCODE_BATCH
 from sentemb.spec import RunSpec
 
@@ -39,7 +41,7 @@ STS_TASKS = tuple(t for t, category in TABLE4_TASKS.items() if category == "STS"
 
 
 def compute(encoder, spec: RunSpec, precision: str, tasks: tuple[str, ...]) -> dict:
-    test = load_task("STSBenchmark", synthetic=spec.synthetic_data).parts["test"]
+    test = load_sts_task("STSBenchmark", spec.synthetic_data, spec.eval_pairs).parts["test"]
     sentences = list(dict.fromkeys(test.sentences()))
     lookup = dict(zip(sentences, encoder.encode(sentences, batch_size=ENCODE_BATCH, precision=precision)))
     cosines = cosine_scores(np.stack([lookup[s] for s in test.sent1]), np.stack([lookup[s] for s in test.sent2]))
@@ -48,7 +50,14 @@ def compute(encoder, spec: RunSpec, precision: str, tasks: tuple[str, ...]) -> d
     if not spec.synthetic_data:  # generated STS data has no MTEB counterpart
         with warnings.catch_warnings():  # mteb's protocol as it is: no notes on superseded task versions, and
             warnings.simplefilter("ignore")  # scikit-learn's convergence/undefined-metric notes on its regressions
-            mteb = run_mteb(encoder, lookup=None, tasks=list(tasks), batch_size=ENCODE_BATCH, precision=precision)
+            mteb = run_mteb(
+                encoder,
+                lookup=None,
+                tasks=list(tasks),
+                batch_size=ENCODE_BATCH,
+                precision=precision,
+                sts_pairs=spec.eval_pairs,
+            )
     return {
         "precision": precision,
         "mteb": mteb,
@@ -65,7 +74,7 @@ def mteb_and_geometry(record: dict, run_missing: bool = True, progress: bool = F
     tasks = STS_TASKS if get_profile(record["profile"]).exercises_only else tuple(TABLE4_TASKS)
     offline = sum(t in MIRROR_TASKS for t in TABLE4_TASKS)
     shown = f"Table 4 (56; offline: the mirror's {offline})" if tasks == tuple(TABLE4_TASKS) else list(tasks)
-    params = {"precision": MTEB_PRECISION, "tasks": shown, "stsb_split": "test"}
+    params = {"precision": MTEB_PRECISION, "tasks": shown, "stsb_split": "test", **sample_param(record, "eval_pairs")}
     return ensure_derived(
         record,
         ANALYSIS,

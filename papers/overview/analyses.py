@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sentemb.evaluate.suite import evaluate_model
 from sentemb.report.reproduced import derived_sts_record
-from sentemb.runs.derived import NotRun, derived_of_each, ensure_derived
+from sentemb.runs.derived import NotRun, derived_of_each, ensure_derived, sample_param
 from sentemb.runs.execute import ENCODE_BATCH
 from sentemb.spec import RunSpec
 
@@ -37,11 +37,13 @@ def sts7(record: dict, run_missing: bool = True) -> dict:
             synthetic=spec.synthetic_data,
             batch_size=ENCODE_BATCH,
             precision="fp32",
+            sts_pairs=spec.eval_pairs,
         )
         sts = results["sts_simcse"]
         return {"tasks": sts["tasks"], "summary": sts["summary"], "seconds": results["seconds"]}
 
-    return ensure_derived(record, ANALYSIS, PARAMS, compute, run_missing=run_missing)
+    params = {**PARAMS, **sample_param(record, "eval_pairs")}  # a smoke run's sample, as its own evaluation's
+    return ensure_derived(record, ANALYSIS, params, compute, run_missing=run_missing)
 
 
 def sts_records(records: dict[str, list[dict]], run_missing: bool = True) -> dict[str, list[dict]]:

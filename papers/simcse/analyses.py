@@ -34,7 +34,7 @@ from sentemb.evaluate.suite import evaluate_model
 from sentemb.evaluate.whitening import Whitening
 from sentemb.profiles import Profile, get_profile
 from sentemb.report.reported import load_reported
-from sentemb.runs.derived import ensure_derived
+from sentemb.runs.derived import ensure_derived, sample_param
 from sentemb.runs.execute import NotRun
 from sentemb.runs.flow_records import FLOW_SEEDS, flowed_sts_seeds
 from sentemb.runs.whitening_records import N_WHITENING_FIT, fit_sample, whitened_sts
@@ -58,13 +58,14 @@ def transfer(record: dict, run_missing: bool = True) -> dict:
             ["transfer"],
             transfer_mode=mode,
             synthetic=spec.synthetic_data,
+            transfer_examples=spec.transfer_examples,
         )
         return {"transfer": results["transfer"], "seconds": results["seconds"], "n_sentences": results["n_sentences"]}
 
     return ensure_derived(
         record,
         "transfer",
-        {"tasks": "simcse_transfer_7", "mode": mode, "precision": "fp32"},
+        {"tasks": "simcse_transfer_7", "mode": mode, "precision": "fp32", **sample_param(record, "transfer_examples")},
         compute,
         run_missing=run_missing,
     )

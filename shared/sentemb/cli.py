@@ -20,6 +20,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,38 @@ def _threads(n: int | None) -> None:
 
     if n:
         torch.set_num_threads(n)
+
+
+@contextmanager
+def _profile_threads(profile: str, chosen: int | None):
+    """Torch's CPU threads for a command on ``profile``: its ``torch_threads`` (smoke: 1), unless ``--threads``
+    (``chosen``) or ``OMP_NUM_THREADS`` chose them; the earlier count comes back afterwards. Side-by-side workers
+    share them out (``--jobs``)."""
+    import os
+
+    import torch
+
+    from sentemb.profiles import get_profile
+
+    wanted = get_profile(profile).torch_threads
+    if wanted is None or chosen or os.environ.get("OMP_NUM_THREADS", "").strip():
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _jobs(args) -> int:
+    """Runs of a pass side by side: ``--jobs``, else one per job with a launcher, else the profile's ``jobs``."""
+    from sentemb.profiles import get_profile
+
+    if args.jobs is not None:
+        return args.jobs
+    return 1 if args.launcher else get_profile(args.profile).jobs
 
 
 def default_evaluation_path(model: str, pooler: str) -> Path:
@@ -151,7 +184,7 @@ def cmd_run(args) -> int:
         raise SentembError(
             "--dry-run, --partition, --gpus, --cpus, --mem-gb and --time go with --launcher (slurm or local)"
         )
-    if args.launcher and args.jobs > 1:
+    if args.launcher and (args.jobs or 1) > 1:
         raise SentembError(
             "--jobs runs side by side on this machine; with --launcher the scheduler runs the jobs: "
             "leave out one of them"
@@ -160,20 +193,20 @@ def cmd_run(args) -> int:
         raise SentembError("--no-run loads records and submits nothing: leave out --launcher")
     if args.speedups is not None:
         _use_speedups(args.speedups)
-    run_grid(
-        GridRun(
-            paper=args.paper,
-            profile=args.profile,
-            extended=args.extended,
-            only=tuple(args.only.split(",")) if args.only else None,
-            run_missing=not args.no_run,
-            jobs=args.jobs,
-            launcher=args.launcher,
-            resources=resources,
-            dry_run=args.dry_run,
-            notebook=args.notebook,
-        )
+    run = GridRun(
+        paper=args.paper,
+        profile=args.profile,
+        extended=args.extended,
+        only=tuple(args.only.split(",")) if args.only else None,
+        run_missing=not args.no_run,
+        jobs=_jobs(args),
+        launcher=args.launcher,
+        resources=resources,
+        dry_run=args.dry_run,
+        notebook=args.notebook,
     )
+    with _profile_threads(args.profile, args.threads):
+        run_grid(run)
     return 0
 
 
@@ -452,11 +485,11 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--jobs",
         type=_positive_int,
-        default=1,
+        default=None,
         help="runs of a grid pass side by side, each in its own "
-        "process with an equal share of the torch threads (default 1). On 2 CPU cores, 2 train the small "
-        "profile's runs about a quarter sooner (benchmarks/bench_thread_scaling.py); with fewer threads a "
-        "run's numbers can differ from the committed records' in float rounding",
+        "process with an equal share of the torch threads (default: the profile's, 2 on smoke, else 1). On 2 CPU "
+        "cores, 2 train the small profile's runs about a quarter sooner (benchmarks/bench_thread_scaling.py); with "
+        "fewer threads a run's numbers can differ from the committed records' in float rounding",
     )
     p.add_argument(
         "--notebook",

@@ -14,12 +14,15 @@ results block is rewritten from the notebook's summary cell (:mod:`sentemb.readm
 executed copy is the repository's own.
 
 The kernel talks to papermill over IPC (Unix sockets in Jupyter's runtime folder) rather than ipykernel's default
-of unencrypted local TCP, which ipykernel 7 warns about on every start; nothing leaves the machine either way.
+of unencrypted local TCP, which ipykernel 7 warns about on every start; nothing leaves the machine either way. It runs
+with the profile's torch threads (:func:`kernel_threads`).
 """
 
 from __future__ import annotations
 
+import os
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from sentemb import settings
@@ -100,6 +103,22 @@ def ipc_kernel_manager():
 KERNEL_START_TIMEOUT_S = 600
 
 
+@contextmanager
+def kernel_threads(profile: str):
+    """The kernel papermill starts gets the profile's ``torch_threads`` (smoke: 1; through ``OMP_NUM_THREADS``, which
+    torch reads when the kernel imports it), unless this process's environment sets it; the environment is restored
+    once the notebook has run."""
+    threads = get_profile(profile).torch_threads
+    if threads is None or os.environ.get("OMP_NUM_THREADS", "").strip():
+        yield
+        return
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    try:
+        yield
+    finally:
+        del os.environ["OMP_NUM_THREADS"]
+
+
 def profile_banner(profile: str) -> str:
     """The first cell of an executed copy on a profile other than the committed one: its prose was written for the
     committed profile, its tables and figures are this profile's."""
@@ -127,17 +146,18 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
         parameters = {"profile": profile, "run_missing": run_missing}
         if extended:  # only then: a notebook without the parameter keeps its bytes
             parameters["extended"] = True
-        papermill.execute_notebook(
-            str(source),
-            str(tmp),
-            parameters=parameters,
-            cwd=str(settings.REPO_ROOT),
-            kernel_name="python3",
-            progress_bar=False,
-            log_output=True,
-            kernel_manager_class=ipc_kernel_manager(),
-            start_timeout=KERNEL_START_TIMEOUT_S,
-        )
+        with kernel_threads(profile):
+            papermill.execute_notebook(
+                str(source),
+                str(tmp),
+                parameters=parameters,
+                cwd=str(settings.REPO_ROOT),
+                kernel_name="python3",
+                progress_bar=False,
+                log_output=True,
+                kernel_manager_class=ipc_kernel_manager(),
+                start_timeout=KERNEL_START_TIMEOUT_S,
+            )
     except Exception as exc:
         failed = target.with_name(f"{target.stem}.failed.ipynb")
         if tmp.exists():

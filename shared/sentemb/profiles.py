@@ -12,7 +12,10 @@ the call site.
 | raw | the archive's own MLM-only BERT (4 x 256) | as small | as small (until chosen on STS-B dev) | 3 |
 | full | the paper's backbone (hub) | the paper's data (downloaded) | the paper's settings (fp16 on a GPU) | 5 |
 
-Why the small profile has this size, and why fp32: docs/reference.md, "Profiles: why this size".
+Why the small profile has this size, and why fp32: docs/reference.md, "Profiles: why this size". The smoke profile
+evaluates on seeded samples (``eval_pairs``, ``transfer_examples``: :mod:`sentemb.evaluate.subsets`) so that
+``./run_all.sh --profile smoke`` runs every paper's notebook and the site in under 10 minutes on 2 cores from an empty
+store (``benchmarks/bench_smoke_from_empty.py``); the other profiles evaluate on every pair and example.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Iterable
 from sentemb import settings
 from sentemb.errors import ConfigError
 from sentemb.models.backbone import MINILM, RAW_BERT, TINY_RANDOM_BERT
-from sentemb.spec import RunSpec
+from sentemb.spec import SAMPLE_FIELDS, RunSpec
 
 # The mirror's substitutes for the papers' training files (see ../shared/datasets/training/README.md).
 MIRROR_CORPORA = {
@@ -76,6 +79,15 @@ class Profile:
     lr_multiples: tuple[float, ...] = ()  # one-seed learning-rate probes of each paper's tuned rows (lr_probes)
     steps_curve: int = 0  # steps of the STS-B dev curves that choose this profile's steps (SimCSE's grid); 0: none
     disjoint_stage1: bool = True  # TNCSE seed s starts from its own SimCSE pair (s, s + 100), not a shared ring
+    # Evaluations on a seeded sample (sentemb.evaluate.subsets), written into every spec only when set: at most this
+    # many pairs of each STS subset or split (SentEval's STS tasks, the STS-B dev evaluations that select a checkpoint,
+    # the STS-B analyses, MTEB's STS tasks), and examples of each split of a transfer task. None: all of them.
+    eval_pairs: int | None = None
+    transfer_examples: int | None = None
+    # torch CPU threads of `sentemb run` on this profile (shared out among side-by-side runs) and of its notebooks'
+    # kernels, unless --threads or OMP_NUM_THREADS says otherwise; None: torch's choice (every core)
+    torch_threads: int | None = None
+    jobs: int = 1  # runs of a grid pass side by side (`sentemb run --jobs`, ./run_all.sh) unless --jobs says otherwise
 
     def substitutes(self) -> str:
         """What a caption says this profile substituted for the papers' settings (on the papers' own: that it is)."""
@@ -83,8 +95,20 @@ class Profile:
             return "the papers' own backbones, data and settings"
         return (
             f"backbone {self.backbone_label} ({self.backbone_kind}) for BERT/RoBERTa; {self.steps} steps of batch "
-            f"{self.max_batch} on the mirror's data; {self.headline_seeds} seeds"
+            f"{self.max_batch} on the mirror's data; {self.headline_seeds} seeds" + self.evaluation_sample()
         )
+
+    def evaluation_sample(self) -> str:
+        """What a caption adds when this profile evaluates on samples ("" when it evaluates on every pair)."""
+        sizes = [
+            f"{size} {what}"
+            for size, what in (
+                (self.eval_pairs, "pairs of each STS subset or split"),
+                (self.transfer_examples, "examples of each transfer split"),
+            )
+            if size is not None
+        ]
+        return f"; evaluated on seeded samples of at most {' and '.join(sizes)}" if sizes else ""
 
     @property
     def sizes_of(self) -> str:
@@ -132,12 +156,21 @@ class Profile:
             if not self.paper_data:
                 changes["train_data"] = mirror_corpus(paper_spec.train_data)
         changes["synthetic_data"] = self.uses_synthetic_data()
+        changes.update(self.sample_sizes())
         return dataclasses.replace(paper_spec, **changes)
+
+    def sample_sizes(self) -> dict[str, int]:
+        """The spec fields of this profile's evaluation samples that are set (none on a profile that evaluates every
+        pair, so that its specs, and run ids, are those of a spec without the fields)."""
+        return {name: getattr(self, name) for name in SAMPLE_FIELDS if getattr(self, name) is not None}
 
 
 SEEDS = (42, 43, 44, 45, 46)  # 42: the official code's (HF Trainer's) default
 SMALL_STEPS = 60
 SMALL_EVAL_EVERY = 20
+# The smoke profile's evaluation samples (sentemb.evaluate.subsets): a run's evaluations in about a second.
+SMOKE_EVAL_PAIRS = 100
+SMOKE_TRANSFER_EXAMPLES = 500
 
 SMALL = Profile(
     "small",
@@ -188,7 +221,7 @@ RAW = dataclasses.replace(  # the small profile's settings on the raw backbone
 PROFILES = {
     "smoke": Profile(
         "smoke",
-        "tiny random BERT, a few steps: the whole pipeline in minutes (tests, CI)",
+        "tiny random BERT, a few steps, evaluated on seeded samples: the whole pipeline in minutes (tests, CI)",
         steps=6,
         max_batch=16,
         eval_every=3,
@@ -199,8 +232,21 @@ PROFILES = {
         job=JobResources(gpus=0, cpus=1, mem_gb=4, timeout_min=15),
         exercises_only=True,
         generates_data=True,
+        caveat=(
+            "The smoke profile trains a 2-layer BERT with random weights for 6 steps and evaluates it on seeded "
+            f"samples (at most {SMOKE_EVAL_PAIRS} pairs of each STS subset or split, {SMOKE_TRANSFER_EXAMPLES} "
+            "examples of each transfer task's split): its numbers check that the pipeline runs end to end, they "
+            "measure nothing."
+        ),
         backbone_label="tiny random BERT",
         backbone_kind="random weights",
+        eval_pairs=SMOKE_EVAL_PAIRS,
+        transfer_examples=SMOKE_TRANSFER_EXAMPLES,
+        # A 2 x 64 BERT encodes and trains as fast on one thread as on two, and two threads stall (~20x slower, on 2
+        # cores) whenever another process holds a core: OpenMP's workers wait for each other at every tiny operation.
+        # So each run gets one thread, and two runs train side by side (their records are those of one at a time).
+        torch_threads=1,
+        jobs=2,
     ),
     "small": SMALL,
     "raw": RAW,

@@ -21,6 +21,7 @@ from sentemb.atomic import atomic_write_text
 from sentemb.errors import SentembError
 from sentemb.notebooks import output_path
 from sentemb.paper import registry
+from sentemb.profiles import get_profile
 
 TEMPLATE_DIR = Path(__file__).parent / "site_template"
 STYLE = """body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -65,6 +66,13 @@ def _table(frame: pd.DataFrame, status_column: str | None = None, html_columns: 
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def numbers_of(profile: str) -> str:
+    """What the site's numbers are: the profile's description and its caveat (e.g. the smoke profile's samples)."""
+    mine = get_profile(profile)
+    caveat = f" {mine.caveat}" if mine.caveat else ""
+    return f"The numbers are the {mine.name} profile's: {mine.description}.{caveat}"
+
+
 def index_page(profile: str, pages: dict[str, str]) -> str:
     """The index: counts per paper (items per status, claims per status), then each paper's full coverage."""
 
@@ -78,8 +86,7 @@ def index_page(profile: str, pages: dict[str, str]) -> str:
     parts = [
         f"<h1>Sentence-embedding reproductions: {html.escape(profile)} profile</h1>",
         "<p>Every table and figure of the five papers, with what the archive does with it. "
-        "The numbers are the small profile's: a pretrained all-MiniLM-L6-v2 fine-tuned on the offline data, "
-        "so they show directions of effects, not the papers' values. Each page is an executed notebook.</p>",
+        f"{html.escape(numbers_of(profile))} Each page is an executed notebook.</p>",
     ]
     if "overview" in pages:
         parts.append(f'<p><a href="{pages["overview"]}">Overview: the methods compared under one protocol</a></p>')

@@ -50,7 +50,16 @@ LR_SCHEDULES = ("linear", "constant", "slanted_triangular")
 #: (DeCLUTR's configs keep every epoch's checkpoint and select none on validation).
 CHECKPOINTS = ("best_dev", "last")
 #: Fields added after run records existed: omitted from the canonical form (and so from run ids) at their default.
-ADDED_FIELDS = {"init_runs": (), "lr_schedule": "linear", "checkpoint": "best_dev", "ddp_gradients": "global"}
+ADDED_FIELDS = {
+    "init_runs": (),
+    "lr_schedule": "linear",
+    "checkpoint": "best_dev",
+    "ddp_gradients": "global",
+    "eval_pairs": None,
+    "transfer_examples": None,
+}
+#: The sizes of the sample an evaluation reads (sentemb.evaluate.subsets); None (all) on every profile but smoke.
+SAMPLE_FIELDS = ("eval_pairs", "transfer_examples")
 #: Under torchrun: "global" (gradients equal one process's on the global batch, DeCLUTR's scale_fix) or "official"
 #: (1/N of it, as SimCSE's and DeCLUTR's released code); see sentemb.distributed.
 DDP_GRADIENTS = ("global", "official")
@@ -95,6 +104,10 @@ class RunSpec:
     lr_schedule: str = "linear"  # see LR_SCHEDULES
     checkpoint: str = "best_dev"  # which weights a run keeps and evaluates; see CHECKPOINTS
     ddp_gradients: str = "global"  # the gradient scale under torchrun; see DDP_GRADIENTS
+    # The evaluations' sample (sentemb.evaluate.subsets): at most this many pairs of each STS subset or split, and
+    # examples of each split of a transfer task, the same seeded ones in every run; None: all of them.
+    eval_pairs: int | None = None
+    transfer_examples: int | None = None
     notes: str = field(default="", compare=False)  # free text, not part of the id
 
     def __post_init__(self) -> None:
@@ -183,7 +196,8 @@ class RunSpec:
         return []
 
     def _setting_problems(self) -> list[str]:
-        """The gradient scale, the kept checkpoint, the code version, the clipping and the dropout."""
+        """The gradient scale, the kept checkpoint, the code version, the clipping, the dropout and the evaluations'
+        sample sizes."""
         problems = []
         if self.ddp_gradients not in DDP_GRADIENTS:
             problems.append(f"ddp_gradients {self.ddp_gradients!r} is not one of {DDP_GRADIENTS}")
@@ -198,6 +212,10 @@ class RunSpec:
             problems.append(f"grad_clip must be >= 0 (0: no clipping), got {self.grad_clip}")
         if self.dropout is not None and not 0.0 <= self.dropout < 1.0:
             problems.append(f"dropout must be in [0, 1), got {self.dropout}")
+        for name in SAMPLE_FIELDS:
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+                problems.append(f"{name} must be a positive number of pairs or examples, or None (all), got {value!r}")
         return problems
 
     def __hash__(self) -> int:

@@ -8,6 +8,7 @@
 ``suite``                every group in one call, each unique sentence encoded once
 ``embedding_cache``      step-0 embeddings shared across a grid; a run's evaluation embeddings kept for reuse
 ``whitening``            whitening post-processing of embeddings (Su et al., 2021; SimCSE Table C.1, SimCSE++ Table 4)
+``subsets``              seeded samples of the STS and transfer tasks (a spec's ``eval_pairs``, ``transfer_examples``)
 """
 
 GROUPS = ("sts", "transfer", "declutr", "probing", "mteb")

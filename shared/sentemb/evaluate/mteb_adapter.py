@@ -24,6 +24,7 @@ import numpy as np
 from sentemb import settings
 from sentemb.data.mteb_mirror import MIRROR_TASKS, load_mirror_task
 from sentemb.errors import SentembError
+from sentemb.evaluate.subsets import sample_positions
 
 # Non-contrastive paper, Table 4 (task -> Table 6 category).
 TABLE4_TASKS = {
@@ -190,6 +191,21 @@ def labels_converted_once(task) -> None:
     task._calculate_scores = calculate_scores
 
 
+def sample_sts_pairs(task, pairs: int | None) -> None:
+    """Keep at most ``pairs`` rows of each evaluation split of a loaded STS task (of each subset, for a multilingual
+    one), at the positions :func:`sentemb.evaluate.subsets.sample_positions` draws, as a run whose spec sets
+    ``eval_pairs`` evaluates SentEval's STS tasks; a task of another type, or ``pairs`` None, is left whole."""
+    from mteb.abstasks import AbsTaskSTS
+
+    if pairs is None or not isinstance(task, AbsTaskSTS):
+        return
+    for splits in task.dataset.values() if task.metadata.is_multilingual else [task.dataset]:
+        for split in task.eval_splits:
+            keep = sample_positions(len(splits[split]), pairs) if split in splits else None
+            if keep is not None:
+                splits[split] = splits[split].select(keep)
+
+
 def _task(name: str):
     task = benchmark_task(name)
     if _offline():
@@ -206,9 +222,12 @@ def run_mteb(
     tasks: Sequence[str] | None = None,
     batch_size: int = 64,
     precision: str = "fp32",
+    sts_pairs: int | None = None,
 ) -> dict:
     """Evaluate ``model`` (a SentenceEncoder, or an mteb encoder from :func:`make_mteb_encoder`); the texts the
-    lookup does not hold are encoded in ``batch_size`` batches at ``precision`` (fp32, or bf16/fp16 autocast)."""
+    lookup does not hold are encoded in ``batch_size`` batches at ``precision`` (fp32, or bf16/fp16 autocast).
+    ``sts_pairs``: the STS tasks on at most that many pairs of each evaluation split (:func:`sample_sts_pairs`);
+    the result then says so (``sts_pairs``)."""
     _prepare_environment()
     import mteb
 
@@ -231,6 +250,7 @@ def run_mteb(
         started, task = time.perf_counter(), None
         try:
             task = _task(name)
+            sample_sts_pairs(task, sts_pairs)
             outcome = mteb.evaluate(
                 model,
                 task,
@@ -268,7 +288,7 @@ def run_mteb(
             "data": "offline mirror (injected)" if _offline() else "hub",
             "seconds": time.perf_counter() - started,
         }
-    return {
+    out = {
         "mteb_version": mteb.__version__,
         "normalize": bool(getattr(model, "normalize", False)),
         "precision": precision,
@@ -276,6 +296,7 @@ def run_mteb(
         "category_averages": category_averages(results),
         "seconds": time.perf_counter() - started_all,
     }
+    return {**out, "sts_pairs": sts_pairs} if sts_pairs is not None else out
 
 
 def category_averages(results: Mapping[str, dict]) -> dict:

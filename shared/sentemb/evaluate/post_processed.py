@@ -49,8 +49,10 @@ def _sts_mapped(
     transform: Callable[[np.ndarray], np.ndarray],
     splits: Sequence[str],
     synthetic: bool,
+    pairs: int | None = None,
 ) -> dict:
-    """SimCSE-protocol STS results of ``transform`` applied to the encoder's (cached) embeddings."""
+    """SimCSE-protocol STS results of ``transform`` applied to the encoder's (cached) embeddings, on at most ``pairs``
+    pairs of each STS subset or split (:mod:`sentemb.evaluate.subsets`; None: all)."""
 
     def encode(sentences: list[str]) -> np.ndarray:
         raw = cached_encode(
@@ -58,7 +60,9 @@ def _sts_mapped(
         )
         return transform(raw)
 
-    results, _ = evaluate_model(encode, ["sts"], sts_splits=splits, synthetic=synthetic, batch_size=ENCODE_BATCH)
+    results, _ = evaluate_model(
+        encode, ["sts"], sts_splits=splits, synthetic=synthetic, batch_size=ENCODE_BATCH, sts_pairs=pairs
+    )
     sts = results["sts_simcse"]
     return {"summary": sts["summary"], "tasks": sts["tasks"], "protocol": sts["protocol"]}
 
@@ -70,12 +74,14 @@ def sts_whitened(
     dim: int | None = None,
     splits: Sequence[str] = ("dev", "test"),
     synthetic: bool = False,
+    pairs: int | None = None,
 ) -> dict:
-    """SimCSE-protocol STS results of the whitened embeddings, with the fit's size."""
+    """SimCSE-protocol STS results of the whitened embeddings (on at most ``pairs`` pairs of each STS subset or
+    split), with the fit's size."""
     fit = fit_embeddings(encoder, fit_sentences, identity)
     whitening = Whitening.fit(fit, dim=dim)
     return {
-        **_sts_mapped(encoder, identity, whitening.transform, splits, synthetic),
+        **_sts_mapped(encoder, identity, whitening.transform, splits, synthetic, pairs),
         "n_fit_sentences": len(fit),
         "whitening_dim": whitening.kernel.shape[1],
     }
@@ -89,13 +95,15 @@ def sts_flowed(
     config: FlowConfig = FlowConfig(),
     splits: Sequence[str] = ("dev", "test"),
     synthetic: bool = False,
+    pairs: int | None = None,
 ) -> dict:
-    """SimCSE-protocol STS results of the BERT-flow latents (the flow fitted on ``fit_sentences`` with ``seed``),
-    with the fit's size, its number of steps and its loss (bits per dimension) over the first and last 10 steps."""
+    """SimCSE-protocol STS results of the BERT-flow latents (the flow fitted on ``fit_sentences`` with ``seed``; on at
+    most ``pairs`` pairs of each STS subset or split), with the fit's size, its number of steps and its loss (bits per
+    dimension) over the first and last 10 steps."""
     fit = fit_embeddings(encoder, fit_sentences, identity)
     flow = BertFlow.fit(fit, seed=seed, config=config)
     return {
-        **_sts_mapped(encoder, identity, flow.transform, splits, synthetic),
+        **_sts_mapped(encoder, identity, flow.transform, splits, synthetic, pairs),
         "n_fit_sentences": len(fit),
         "flow_steps": len(flow.losses),
         "flow_loss_bits_per_dim": {

@@ -15,11 +15,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from sentemb.data.sts import ALL_TASKS, load_task
+from sentemb.data.sts import ALL_TASKS
 from sentemb.data.transfer import EXTRA_TASKS, PROBING, TRANSFER_TASKS, load_transfer_task
 from sentemb.errors import ConfigError, DataError
 from sentemb.evaluate import GROUPS, sts, transfer
 from sentemb.evaluate.senteval_classifier import PARAMS
+from sentemb.evaluate.subsets import load_sts_task, sample_transfer_task
 
 
 def parse_groups(text: str) -> list[str]:
@@ -52,20 +53,24 @@ def evaluate_model(
     extra_sentences: Sequence[str] = (),
     batch_size: int = 64,
     precision: str = "fp32",
+    sts_pairs: int | None = None,
+    transfer_examples: int | None = None,
 ) -> tuple[dict, dict[str, np.ndarray]]:
     """Results of every requested group, and the sentence -> embedding lookup they were computed from. ``precision``
-    is the one ``encode`` runs at; MTEB encodes the texts the lookup lacks at the same precision."""
+    is the one ``encode`` runs at; MTEB encodes the texts the lookup lacks at the same precision. ``sts_pairs`` and
+    ``transfer_examples`` evaluate a seeded sample of each STS subset or split and of each transfer task's splits
+    (MTEB's STS tasks too; :mod:`sentemb.evaluate.subsets`); None: all of them."""
     if transfer_mode not in PARAMS:
         raise ConfigError(f"unknown transfer mode {transfer_mode!r}; choose from {', '.join(PARAMS)}")
     unknown = [p for p in sts_protocols if p not in sts.PROTOCOLS]
     if unknown:
         raise ConfigError(f"unknown STS protocol(s) {unknown}; choose from {', '.join(sts.PROTOCOLS)}")
     results: dict = {"groups": list(groups), "seconds": {}}
-    sts_tasks = [load_task(t, synthetic=synthetic) for t in ALL_TASKS] if "sts" in groups else []
+    sts_tasks = [load_sts_task(t, synthetic, sts_pairs) for t in ALL_TASKS] if "sts" in groups else []
     transfer_tasks, not_run = [], {}
     for name in _transfer_names(groups):
         try:
-            transfer_tasks.append(load_transfer_task(name))
+            transfer_tasks.append(sample_transfer_task(load_transfer_task(name), transfer_examples))
         except DataError as exc:
             not_run[name] = {"status": "not run", "reason": f"data unavailable: {str(exc).splitlines()[0]}"}
     sentences: dict[str, None] = dict.fromkeys(extra_sentences)
@@ -91,6 +96,6 @@ def evaluate_model(
         from sentemb.evaluate.mteb_adapter import run_mteb
 
         started = time.perf_counter()
-        results["mteb"] = run_mteb(mteb_model, lookup, batch_size=batch_size, precision=precision)
+        results["mteb"] = run_mteb(mteb_model, lookup, batch_size=batch_size, precision=precision, sts_pairs=sts_pairs)
         results["seconds"]["mteb"] = time.perf_counter() - started
     return results, lookup

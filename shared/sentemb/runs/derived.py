@@ -30,7 +30,7 @@ from sentemb.data.files import track_reads
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.runs import events, provenance, store
 from sentemb.runs.execute import NotRun, run_model
-from sentemb.spec import RunSpec
+from sentemb.spec import SAMPLE_FIELDS, RunSpec
 
 DERIVED_SCHEMA_VERSION = 1
 
@@ -40,6 +40,16 @@ Analysis = Callable[[SentenceEncoder, RunSpec], dict]  # or a SummedEncoders
 def derived_id(run_id: str, analysis: str, params: dict) -> str:
     canonical = json.dumps({"run_id": run_id, "analysis": analysis, "params": params}, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def sample_param(record: dict, field: str) -> dict:
+    """``{field: size}`` when the run's spec sets that sample size (``eval_pairs`` or ``transfer_examples``; smoke),
+    as the parameters of a derived record evaluated on the same sample name it; ``{}`` for a run evaluated on every
+    pair or example, so that the derived ids of such runs are those of an analysis without a sample."""
+    if field not in SAMPLE_FIELDS:
+        raise ValueError(f"{field!r} is not a sample size; choose from {SAMPLE_FIELDS}")
+    size = record["spec"].get(field)
+    return {} if size is None else {field: size}
 
 
 def derived_path(profile: str, ident: str) -> Path:

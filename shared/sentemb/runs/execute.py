@@ -22,10 +22,10 @@ from sentemb import distributed, settings
 from sentemb.analysis.stsb import align_uniform, analyse
 from sentemb.data.corpora import load_rows
 from sentemb.data.files import track_reads
-from sentemb.data.sts import load_task
 from sentemb.errors import ConfigError, SentembError
 from sentemb.evaluate.embedding_cache import cached_encode, load_run_embeddings, save_run_embeddings
 from sentemb.evaluate.sts import PROTOCOL, correlations, pair_scores
+from sentemb.evaluate.subsets import load_sts_task
 from sentemb.evaluate.suite import evaluate_model
 from sentemb.models.backbone import TINY_RANDOM_BERT, backbone_revision
 from sentemb.models.encoder import SentenceEncoder
@@ -44,6 +44,12 @@ ENCODE_BATCH = 64  # the plain path's evaluation batch (``eval_batch`` of sentem
 
 class NotRun(SentembError):
     """The record is missing and running was not allowed."""
+
+
+def _stsb(spec: RunSpec):
+    """STS-B as the spec's evaluations read it: generated or the mirror's, with at most ``eval_pairs`` pairs of each
+    split (the dev evaluations that select the checkpoint, the final evaluation and the STS-B analyses)."""
+    return load_sts_task("STSBenchmark", spec.synthetic_data, spec.eval_pairs)
 
 
 def _training_rows(spec: RunSpec) -> list:
@@ -89,7 +95,7 @@ def _final_evaluation(
     """STS (and any further groups of ``final_eval``) and the STS-B analyses, from one encoding pass. The ``declutr``
     group adds DeCLUTR's STS protocol (original SentEval: STS12-16 "mean", a regressor for STS-B and SICK-R) as
     ``metrics["sts_senteval"]``, next to SimCSE's."""
-    stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
+    stsb = _stsb(spec)
     analysis_pairs = [stsb.parts[s] for s in spec.analysis_splits]
     extra = [s for p in analysis_pairs for s in p.sentences()] + stsb.parts["dev"].sentences()
     groups = [] if spec.final_eval == "stsb_dev" else spec.final_eval.split(",")
@@ -107,6 +113,8 @@ def _final_evaluation(
         batch_size=batch_size,
         precision=spec.eval_precision,
         sts_protocols=("simcse", "senteval") if "declutr" in groups else ("simcse",),
+        sts_pairs=spec.eval_pairs,
+        transfer_examples=spec.transfer_examples,
     )
     metrics = results.pop("sts_simcse", {"protocol": PROTOCOL, "splits": list(splits), "tasks": {}, "summary": {}})
     metrics.update({k: v for k, v in results.items() if k in ("transfer", "mteb", "sts_senteval")})
@@ -191,8 +199,9 @@ def untrained_model(spec: RunSpec, device: torch.device, progress: bool = False)
     return encoder.to(device)
 
 
-def _stsb_dev(model, synthetic: bool) -> float:
-    dev = load_task("STSBenchmark", synthetic=synthetic).parts["dev"]
+def _stsb_dev(model, synthetic: bool, pairs: int | None = None) -> float:
+    """``model``'s STS-B dev Spearman (on at most ``pairs`` pairs of it, the sample a spec's ``eval_pairs`` names)."""
+    dev = load_sts_task("STSBenchmark", synthetic, pairs).parts["dev"]
     sentences = list(dict.fromkeys(dev.sentences()))
     lookup = dict(zip(sentences, model.encode(sentences, batch_size=ENCODE_BATCH)))
     return correlations(pair_scores(dev, lookup), dev.scores)["spearman"]
@@ -223,12 +232,12 @@ def run_checkpoint(record: dict, device: torch.device, progress: bool = False):
     if is_saved_model(best):
         return best, {"source": "checkpoint"}, None
     events.note("retrained", spec.run_id)
-    stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
+    stsb = _stsb(spec)
     with recorded_threads(record):
         objective, _ = _train(spec, _training_rows(spec), stsb, device, progress)
         (settings.checkpoints_root() / spec.run_id / "state.pt").unlink(missing_ok=True)
         model = objective.evaluation_encoder()
-        retrained_dev = _stsb_dev(model, spec.synthetic_data)
+        retrained_dev = _stsb_dev(model, spec.synthetic_data, spec.eval_pairs)
         threads = torch.get_num_threads()
     check = {
         "record_stsb_dev": record["metrics"]["stsb_dev_spearman"],
@@ -270,7 +279,7 @@ def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
             _train(
                 spec,
                 _training_rows(spec),
-                load_task("STSBenchmark", synthetic=spec.synthetic_data),
+                _stsb(spec),
                 device,
                 progress=False,
             )
@@ -292,7 +301,7 @@ def _run_main(spec: RunSpec, progress: bool, device: torch.device) -> dict:
     if speedups.names():  # absent from the plain path's records, so theirs are as before
         prov["speedups"] = speedups.names()
     with track_reads() as data_hashes:
-        stsb = load_task("STSBenchmark", synthetic=spec.synthetic_data)
+        stsb = _stsb(spec)
         training = None
         if not spec.trains:
             encoder = untrained_model(spec, device, progress)

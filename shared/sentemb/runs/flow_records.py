@@ -15,7 +15,7 @@ from typing import Callable
 
 from sentemb.evaluate.flow import FlowConfig
 from sentemb.evaluate.post_processed import sts_flowed
-from sentemb.runs.derived import derived_of_each, ensure_derived
+from sentemb.runs.derived import derived_of_each, ensure_derived, sample_param
 from sentemb.runs.whitening_records import N_WHITENING_FIT, fit_sample
 from sentemb.spec import RunSpec
 
@@ -31,7 +31,8 @@ def flowed_sts(
     config: FlowConfig = FlowConfig(),
 ) -> dict:
     """The derived record of ``record``'s run post-processed by a flow fitted (with ``seed``) on
-    ``fit_sentences(spec)`` (read inside the computation, so their files are hashed into the record)."""
+    ``fit_sentences(spec)`` (read inside the computation, so their files are hashed into the record); scored on the
+    STS pairs the run itself was evaluated on (its spec's ``eval_pairs``, named in the parameters when set)."""
 
     def compute(encoder, spec: RunSpec) -> dict:
         return sts_flowed(
@@ -41,9 +42,16 @@ def flowed_sts(
             seed,
             config,
             synthetic=spec.synthetic_data,
+            pairs=spec.eval_pairs,
         )
 
-    params = {"fit_corpus": fit_corpus, "n_fit": N_WHITENING_FIT, "seed": seed, "flow": config.as_params()}
+    params = {
+        "fit_corpus": fit_corpus,
+        "n_fit": N_WHITENING_FIT,
+        "seed": seed,
+        "flow": config.as_params(),
+        **sample_param(record, "eval_pairs"),
+    }
     return ensure_derived(record, "bert_flow", params, compute, run_missing=run_missing)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from sentemb.evaluate.post_processed import sample_sentences, sts_whitened
-from sentemb.runs.derived import ensure_derived
+from sentemb.runs.derived import ensure_derived, sample_param
 from sentemb.spec import RunSpec
 
 N_WHITENING_FIT = 10_000  # sentences the whitening is fitted on (a seeded sample of the corpus)
@@ -27,7 +27,8 @@ def whitened_sts(
     record: dict, fit_corpus: str, fit_sentences: Callable[[RunSpec], list[str]], run_missing: bool = True
 ) -> dict:
     """The derived record of ``record``'s run whitened on ``fit_sentences(spec)`` (read inside the computation, so
-    their files are hashed into the record), named ``fit_corpus`` in its parameters."""
+    their files are hashed into the record), named ``fit_corpus`` in its parameters; scored on the STS pairs the run
+    itself was evaluated on (its spec's ``eval_pairs``, named in the parameters when set)."""
 
     def compute(encoder, spec: RunSpec) -> dict:
         return sts_whitened(
@@ -35,8 +36,8 @@ def whitened_sts(
             fit_sample(fit_sentences(spec)),
             {"run_id": spec.run_id, "precision": "fp32"},
             synthetic=spec.synthetic_data,
+            pairs=spec.eval_pairs,
         )
 
-    return ensure_derived(
-        record, "whitening", {"fit_corpus": fit_corpus, "n_fit": N_WHITENING_FIT}, compute, run_missing=run_missing
-    )
+    params = {"fit_corpus": fit_corpus, "n_fit": N_WHITENING_FIT, **sample_param(record, "eval_pairs")}
+    return ensure_derived(record, "whitening", params, compute, run_missing=run_missing)
