@@ -12,11 +12,12 @@ import sys
 import pandas as pd
 import pytest
 
-from papers.noncontrastive import analyses, report
 from papers.noncontrastive import experiments as ex
+from papers.noncontrastive import report
 from papers.simcse.experiments import grid as simcse_grid
 from sentemb import settings
 from sentemb.paper import get_paper
+from sentemb.runs import mteb_geometry_records
 from sentemb.runs.execute import NotRun
 
 PAPER = get_paper("noncontrastive")
@@ -208,7 +209,7 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
             raise NotRun("missing")
         return {"run_id": record["run_id"], "derived_id": "d" + record["run_id"], "result": {}}
 
-    monkeypatch.setattr(analyses, "mteb_and_geometry", fake)
+    monkeypatch.setattr(mteb_geometry_records, "mteb_and_geometry", fake)
     derived = PAPER.derived(records, "small", run_missing=True, extended=False)
     assert {rid for rid, _ in calls} == {"b", "r42", "r43", "r44"} and not any(compute for _, compute in calls)
     assert [d["run_id"] for d in derived[headline]] == ["r42", "r44"]

@@ -86,6 +86,9 @@ class DeCLUTR(Paper):
     def grid(self, profile, extended=False):
         return experiments.grid(profile, extended=extended)
 
+    def paper_grid(self):
+        return experiments.paper_grid()
+
     def derived(self, records, profile, run_missing=True, extended=False):
         """Table S2's spans, drawn with the headline run's settings (its grid spec's when it has no record yet)."""
         from papers.declutr.span_examples import span_examples  # the run store's machinery: not for the CLI's import

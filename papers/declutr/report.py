@@ -22,23 +22,32 @@ from papers.declutr.experiments import (
     figure2_run,
 )
 from sentemb import settings
+from sentemb.models.backbone import MINILM, RAW_BERT
 from sentemb.paper import reported_cell
 from sentemb.plots import style
-from sentemb.profiles import get_profile
+from sentemb.profiles import Profile, get_profile
 from sentemb.report.claims import markdown_rows
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 
 PAPER = "declutr"
-SUBSTITUTE_BACKBONES = {  # by profile name: the backbone a figure's caption names (smoke's figures only test the code)
-    "small": "all-MiniLM-L6-v2 (already a trained sentence encoder)",
-    "raw": "the archive's MLM-only BERT (4 x 256)",
+SUBSTITUTE_BACKBONES = {  # by the profile's backbone: how a figure's caption names it (none for smoke's tiny random
+    MINILM: "all-MiniLM-L6-v2 (already a trained sentence encoder)",  # BERT, whose figures only test the code, or for
+    RAW_BERT: "the archive's MLM-only BERT (4 x 256)",  # the paper's own on full)
 }
-SUBSTITUTES = {
-    profile: f"{profile} profile: {backbone} for DistilRoBERTa, WikiText-2 articles for OpenWebText, spans of 16-64 "
-    "tokens for 32-512, 60 steps of 16 documents"
-    for profile, backbone in SUBSTITUTE_BACKBONES.items()
-}
+
+
+def substitutes(profile: Profile) -> str:
+    """What a figure's caption says the profile substituted ("" where it names no substitute backbone)."""
+    backbone = SUBSTITUTE_BACKBONES.get(profile.backbone)
+    if backbone is None:
+        return ""
+    return (
+        f"{profile.name} profile: {backbone} for DistilRoBERTa, WikiText-2 articles for OpenWebText, spans of 16-64 "
+        "tokens for 32-512, 60 steps of 16 documents; "
+    )
+
+
 DEV_SCORE = "STS-B dev Spearman x 100 (cosine), not the SentEval dev average of the paper's figures"
 ROWS = {  # run -> (our row label, {backbone} and {profile} from the record's profile; the paper's row)
     "transformer": ("{backbone}, not trained (mean pooling)", "Transformer-small"),
@@ -354,17 +363,16 @@ def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
 
 def _save(fig, name: str, profile, points: pd.DataFrame) -> list[Path]:
     """Saved with a caption naming the profile, its substitutes, the score, and where the points' run ids are."""
-    profile = get_profile(profile).name
-    folder = settings.paper_output_dirs(PAPER, profile)[1]
+    profile = get_profile(profile)
+    folder = settings.paper_output_dirs(PAPER, profile.name)[1]
     fig.tight_layout()
-    substitutes = f"{SUBSTITUTES[profile]}; " if profile in SUBSTITUTES else ""
     return style.save(
         fig,
         folder,
         name,
-        f"profile {profile}; {substitutes}y = {DEV_SCORE}; "
+        f"profile {profile.name}; {substitutes(profile)}y = {DEV_SCORE}; "
         f"{points['run'].nunique()} runs, one seed each: their run ids are in "
-        f"results/declutr/{profile}/figures.csv",
+        f"results/declutr/{profile.name}/figures.csv",
     )
 
 

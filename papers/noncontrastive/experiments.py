@@ -11,7 +11,7 @@ Two stages, so the grid depends on the records already there:
    (``VICREG_TRIALS``), trial k + 1 proposed after trials 1..k as read from the run records.
 2. Headline rows (Tables 4 and 6, Figure 4), once a method's scan is complete: BT and VICReg at their best dropout
    and shuffle cells, "BT (NLI)", and the SimCSE grid's ``unsup`` run. Their MTEB scores are derived records
-   (:mod:`papers.noncontrastive.analyses`).
+   (:mod:`sentemb.runs.mteb_geometry_records`).
 
 Cells: the small profile scans ``CORE_CELLS`` without ``--extended``, and its headline rows take their best trial
 from ``SMALL_HEADLINE_CELLS`` only. SMAC's design and every profile's cells: README.md, "The runs".
@@ -23,8 +23,8 @@ import dataclasses
 from typing import Callable
 
 from papers.noncontrastive import smac_proposal
-from papers.simcse.experiments import paper_grid as simcse_paper_grid
 from sentemb.errors import SentembError
+from sentemb.paper import get_paper
 from sentemb.profiles import Profile, get_profile
 from sentemb.runs import store
 from sentemb.selection import best_of, worst_if_nan
@@ -72,19 +72,27 @@ HEADLINE_LABEL = {
     "bt_nli": "Barlow Twins (NLI)",
 }
 
-_SIMCSE = simcse_paper_grid()["unsup"]
-# Appendix A: batch 256, 2 epochs (of wiki1m: 2 x 10^6 / 256 = 7,813 steps), STS-B dev every 60 steps. The learning
-# rate is scanned; 3e-5 is this grid's centre (SimCSE's for BERT-base), not a value of the paper.
-_PAPER = dataclasses.replace(
-    _SIMCSE,
-    pooler="cls_before_pooler",
-    batch_size=256,
-    steps=2 * 1_000_000 // 256,
-    eval_every=60,
-    final_eval="stsb_dev",
-    analysis_splits=("dev",),
-    notes="",
-)
+
+def _simcse() -> RunSpec:
+    """Unsupervised SimCSE in its paper's terms, SimCSE's own row (through the registry): the SimCSE baseline, and
+    what this paper's trials change."""
+    return get_paper("simcse").paper_grid()["unsup"]
+
+
+def _paper() -> RunSpec:
+    """A trial's settings before its method, cell and learning rate. Appendix A: batch 256, 2 epochs (of wiki1m:
+    2 x 10^6 / 256 = 7,813 steps), STS-B dev every 60 steps. The learning rate is scanned; 3e-5 is this grid's centre
+    (SimCSE's for BERT-base), not a value of the paper."""
+    return dataclasses.replace(
+        _simcse(),
+        pooler="cls_before_pooler",
+        batch_size=256,
+        steps=2 * 1_000_000 // 256,
+        eval_every=60,
+        final_eval="stsb_dev",
+        analysis_splits=("dev",),
+        notes="",
+    )
 
 
 def cell_name(augmentation: str, strength: float) -> str:
@@ -110,7 +118,7 @@ def trial_spec(
 ) -> RunSpec:
     """One scan trial on ``profile``: ``method`` with a cell's augmentation, a learning rate and loss coefficients."""
     paper = dataclasses.replace(
-        _PAPER,
+        _paper(),
         objective=method,
         lr=lr,
         dropout=strength if augmentation == "dropout" else None,
@@ -125,7 +133,7 @@ def nli_spec(profile: str, best_dropout_trial: RunSpec, seed: int) -> RunSpec:
     """BT on positive pairs (Table 6 "BT (NLI)"), with the best dropout trial's lambda and learning rate."""
     params = best_dropout_trial.objective_params
     paper = dataclasses.replace(
-        _PAPER,
+        _paper(),
         objective="barlow_twins_pairs",
         lr=best_dropout_trial.lr,
         train_data="nli_for_simcse",
@@ -187,10 +195,10 @@ def _vicreg_values(spec: dict) -> dict:
 
 def vicreg_history(profile: str, cell: tuple[str, float], records: list[dict]) -> list[dict]:
     """The cell's VICReg trials that have records, in the order they were run (at most the profile's count)."""
-    trials = []
+    trials, seed = [], _paper().seed
     for record in records:
         spec = record["spec"]
-        if spec["objective"] != "vicreg" or spec["seed"] != _PAPER.seed or record["profile"] != profile:
+        if spec["objective"] != "vicreg" or spec["seed"] != seed or record["profile"] != profile:
             continue
         if _vicreg_spec(profile, cell, _vicreg_values(spec)).run_id == record["run_id"]:
             trials.append(record)
@@ -249,7 +257,7 @@ def best_trial(profile: str, scanned: dict, method: str, augmentation: str, look
 def headline(profile: str, scanned: dict, lookup: Lookup) -> dict[str, tuple[RunSpec, ...]]:
     """The headline rows whose scan is complete, one spec per seed (seed 42: the best trial itself)."""
     seeds = get_profile(profile).seeds(headline=True)
-    rows = {"simcse": tuple(get_profile(profile).scale(_SIMCSE, seed) for seed in seeds)}
+    rows = {"simcse": tuple(get_profile(profile).scale(_simcse(), seed) for seed in seeds)}
     for method, prefix in (("barlow_twins", "bt"), ("vicreg", "vicreg")):
         for augmentation in ("dropout", "shuffle"):
             best = best_trial(profile, scanned, method, augmentation, lookup)

@@ -1,9 +1,10 @@
 """Non-contrastive (Farina & Pappadopulo, 2024): the paper's metadata and hooks.
 
-Its tables and figures are in ``report.py``, its two-stage grid in ``experiments.py`` and its MTEB and geometry
-analyses in ``analyses.py``. The grid depends on the records there are (the scans' trials, then the headline rows
-from their best trials), so :meth:`NonContrastive.collect` runs it to its fixed point; the backbone row ("avg.") is
-the SimCSE grid's run. The derived records cost about 27 min per model on 2 cores: a budgeted profile (small)
+Its tables and figures are in ``report.py``, its two-stage grid in ``experiments.py``; its MTEB and geometry
+analyses are core derived records (:mod:`sentemb.runs.mteb_geometry_records`), shared with TNCSE and the overview.
+The grid depends on the records there are (the scans' trials, then the headline rows from their best trials), so
+:meth:`NonContrastive.collect` runs it to its fixed point; the backbone row ("avg.") is the SimCSE grid's run
+(through the registry). The derived records cost about 27 min per model on 2 cores: a budgeted profile (small)
 computes the missing ones only with ``extended`` and reads the committed ones either way.
 """
 
@@ -13,9 +14,8 @@ import pandas as pd
 
 from papers.noncontrastive import experiments as ex
 from papers.noncontrastive import report
-from papers.simcse.experiments import grid as simcse_grid
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
-from sentemb.paper import Paper, reported_cell
+from sentemb.paper import Paper, get_paper, reported_cell
 from sentemb.profiles import get_profile
 from sentemb.report.claims import from_reproduced, markdown_rows
 from sentemb.report.reproduced import mean_std
@@ -105,19 +105,19 @@ class NonContrastive(Paper):
             name: [by_id[s.run_id] for s in group if s.run_id in by_id]
             for name, group in ex.grid(profile, extended=True, records=stored).items()
         }
-        backbone = simcse_grid(profile)["backbone_avg"][0]
+        backbone = get_paper("simcse").grid(profile, extended=True)["backbone_avg"][0]
         records[report.BACKBONE_ROW] = [ensure(backbone, run_missing=run_missing, progress=progress)]
         return records
 
     def derived(self, records, profile, run_missing=True, extended=False):
         """The MTEB + STS-B test geometry record of every seed of the headline rows and the backbone that has one;
         missing ones are computed with ``run_missing`` where the profile runs every row (small: ``extended``)."""
-        from papers.noncontrastive import analyses
+        from sentemb.runs import mteb_geometry_records
         from sentemb.runs.derived import derived_of_each
 
         compute = run_missing and get_profile(profile).runs_all_rows(extended)
         return {
-            name: derived_of_each(records[name], analyses.mteb_and_geometry, compute)
+            name: derived_of_each(records[name], mteb_geometry_records.mteb_and_geometry, compute)
             for name in report.headline_names(records)
         }
 

@@ -8,7 +8,8 @@
   the average over the tasks that ran, and alignment/uniformity on STS-B test.
 - Figure 4: cosine similarity of STS-B test pairs by gold-rating bucket (seaborn).
 
-Every reproduced row keeps its run ids; MTEB numbers come from derived records (:mod:`papers.noncontrastive.analyses`).
+Every reproduced row keeps its run ids; MTEB numbers come from derived records
+(:mod:`sentemb.runs.mteb_geometry_records`).
 Nothing here trains: :class:`papers.noncontrastive.paper.NonContrastive` collects the records and derived records.
 """
 

@@ -68,8 +68,8 @@ def comparison_records(records: dict[str, list[dict]], run_missing: bool) -> dic
     """{"sts": :func:`sts_records`, "transfer": method -> derived records, "mteb": method -> derived records}; a seed
     without one is left out unless ``run_missing`` (then it is computed: about 1 min (STS), 5 min (transfer) and
     11 min (MTEB) per model on 2 idle cores, plus 4-6 min to train again a run whose checkpoint this machine lacks)."""
-    from papers.noncontrastive.analyses import mteb_and_geometry
-    from papers.simcse.analyses import transfer
+    from sentemb.runs.mteb_geometry_records import mteb_and_geometry
+    from sentemb.runs.transfer_records import transfer
 
     out = {"sts": sts_records(records, run_missing), "transfer": {}, "mteb": {}}
     for method, runs in records.items():

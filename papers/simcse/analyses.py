@@ -4,7 +4,8 @@ Each is computed once per run from its best checkpoint and stored next to the ru
 (:mod:`sentemb.runs.derived`: provenance, data sha256, never recomputed; a run whose checkpoint this machine lacks is
 trained again from its spec and the record says so); :func:`derived` gathers those a profile's tables read.
 
-- ``transfer`` (Tables E.1, D.2): SentEval's 7 transfer tasks in fp32, ``fasttest`` (smoke, small) or ``test`` (full).
+- ``transfer`` (Tables E.1, D.2): SentEval's 7 transfer tasks, a core record shared with the overview
+  (:mod:`sentemb.runs.transfer_records`).
 - ``whitening`` (Table C.1; the figures' whitening point): fitted on NLI sentences or on the STS tasks' test sentences
   ("target"), then SimCSE's STS protocol; the NLI fit is the record SimCSE++'s Table 4 made for the same backbone.
 - ``bert_flow`` (Tables C.1, B.3): BERT-flow (:mod:`sentemb.evaluate.flow`) on the same fits, one record per fit seed.
@@ -30,13 +31,13 @@ from sentemb.data.sts import ALL_TASKS, load_task
 from sentemb.evaluate.flow import BertFlow, FlowConfig
 from sentemb.evaluate.post_processed import ENCODE_BATCH, fit_embeddings
 from sentemb.evaluate.sts import needed_sentences
-from sentemb.evaluate.suite import evaluate_model
 from sentemb.evaluate.whitening import Whitening
 from sentemb.profiles import Profile, get_profile
 from sentemb.report.reported import load_reported
-from sentemb.runs.derived import ensure_derived, sample_param
+from sentemb.runs.derived import ensure_derived
 from sentemb.runs.execute import NotRun
 from sentemb.runs.flow_records import FLOW_SEEDS, flowed_sts_seeds
+from sentemb.runs.transfer_records import transfer
 from sentemb.runs.whitening_records import N_WHITENING_FIT, fit_sample, whitened_sts
 from sentemb.spec import RunSpec
 
@@ -45,30 +46,6 @@ TARGET = "sts_test"  # the "target" fit: every sentence of the 7 STS tasks' test
 RANDOM_QUERIES = 3
 QUERIES_FILE = Path(__file__).with_name("retrieval_queries.json")  # Table 8's queries per corpus, committed
 TOP_K = 3
-
-
-def transfer(record: dict, run_missing: bool = True) -> dict:
-    """The derived record of SentEval's 7 transfer tasks on the run's model (``result["tasks"][name]``: ``devacc``,
-    ``acc``, as a run's ``metrics["transfer"]``)."""
-    mode = get_profile(record["profile"]).transfer_mode
-
-    def compute(encoder, spec: RunSpec) -> dict:
-        results, _ = evaluate_model(
-            lambda s: encoder.encode(s, batch_size=ENCODE_BATCH, precision="fp32"),
-            ["transfer"],
-            transfer_mode=mode,
-            synthetic=spec.synthetic_data,
-            transfer_examples=spec.transfer_examples,
-        )
-        return {"transfer": results["transfer"], "seconds": results["seconds"], "n_sentences": results["n_sentences"]}
-
-    return ensure_derived(
-        record,
-        "transfer",
-        {"tasks": "simcse_transfer_7", "mode": mode, "precision": "fp32", **sample_param(record, "transfer_examples")},
-        compute,
-        run_missing=run_missing,
-    )
 
 
 def target_sentences(synthetic: bool = False) -> list[str]:

@@ -125,6 +125,9 @@ class SimCSE(Paper):
     def grid(self, profile, extended=False):
         return experiments.grid(profile, extended=extended)
 
+    def paper_grid(self):
+        return experiments.paper_grid()
+
     def derived(self, records, profile, run_missing=True, extended=False):
         from papers.simcse import analyses
 

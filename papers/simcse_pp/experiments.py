@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from papers.simcse.experiments import paper_grid as simcse_paper_grid
 from sentemb.models.backbone import RAW_BERT
+from sentemb.paper import get_paper
 from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid
 from sentemb.spec import RunSpec
 
@@ -41,14 +41,16 @@ PAPER_DIM = 768
 NOISE_SAMPLES = {"full": 10, "small": 3, "smoke": 2}
 BACKBONE_DIM = {"bert-base-uncased": 768, "all-MiniLM-L6-v2": 384, "tiny-random-bert": 64, RAW_BERT: 256}
 
-_SIMCSE = simcse_paper_grid()["unsup"]
-_PP = dataclasses.replace(
-    _SIMCSE, objective="simcse_pp", objective_params={"temperature": 0.05}, notes="SimCSE++ objective"
-)
 _DEV_ONLY = dict(final_eval="stsb_dev", analysis_splits=("dev",))
 
 
-def _pp(notes: str, spec: RunSpec = _PP, **params) -> RunSpec:
+def _simcse() -> RunSpec:
+    """Unsupervised SimCSE in its paper's terms, SimCSE's own row (through the registry): Table 3's baseline, and
+    the settings every SimCSE++ row starts from."""
+    return get_paper("simcse").paper_grid()["unsup"]
+
+
+def _with(spec: RunSpec, notes: str, **params) -> RunSpec:
     return dataclasses.replace(spec, objective_params={**spec.objective_params, **params}, notes=notes)
 
 
@@ -65,8 +67,16 @@ def padding_for(paper_m: int, dim: int, batch: int = 64) -> int:
 def paper_grid(dim: int = PAPER_DIM, noise_samples: int = 10) -> dict[str, RunSpec]:
     """The grid with the paper's settings; ``dim`` (the backbone's width) scales Table 2's padding, and
     ``noise_samples`` is K of Table 1's '-Noise' rows."""
+    simcse = _simcse()
+    base = dataclasses.replace(
+        simcse, objective="simcse_pp", objective_params={"temperature": 0.05}, notes="SimCSE++ objective"
+    )
+
+    def _pp(notes: str, spec: RunSpec = base, **params) -> RunSpec:
+        return _with(spec, notes, **params)
+
     runs = {
-        "simcse": _SIMCSE,
+        "simcse": simcse,
         "off_dropout": _pp("Table 3 +Off-Info: off-dropout negatives, m = 0.9 (Eq. 3)", negatives="off_dropout", m=M),
         "dcl": _pp("Table 3 +DCL: lambda 0.1, tau_DCL 5 (Eq. 5-6)", dcl_weight=LAMBDA, dcl_temperature=TAU_DCL),
         "simcse_pp": _pp("Table 3 SimCSE++: off-dropout + DCL (§5.1)", **SIMCSE_PP_PARAMS),
@@ -92,13 +102,13 @@ def paper_grid(dim: int = PAPER_DIM, noise_samples: int = 10) -> dict[str, RunSp
     # tau_DCL = 0.05 is a value of the code's form (s / N): in Eq. 5's form the logits are (N - 1) = 63 times larger
     # and DCL alone diverged to NaN before its first evaluation (small profile), so these rows use the code's form.
     dcl_only = dict(info_weight=0.0, dcl_weight=1.0, dcl_temperature=0.05, dcl_variant="official")
-    mean_pooled = dataclasses.replace(_PP, pooler="avg")
+    mean_pooled = dataclasses.replace(base, pooler="avg")
     runs["dcl_only_wiki"] = _pp("Table 4 +DCL(wiki, tau_DCL=0.05): DCL alone, mean pooling", mean_pooled, **dcl_only)
     runs["dcl_only_nli"] = dataclasses.replace(
         _pp("Table 4 +DCL(NLI, tau_DCL=0.05): DCL alone on NLI sentences without labels", mean_pooled, **dcl_only),
         train_data="nli_for_simcse",
     )
-    centre = _pp("Table 5", dataclasses.replace(_PP, **_DEV_ONLY), **SIMCSE_PP_PARAMS)
+    centre = _pp("Table 5", dataclasses.replace(base, **_DEV_ONLY), **SIMCSE_PP_PARAMS)
     for group, values in TABLE5.items():
         for value in values:
             if value != CENTRE[group]:  # the centre is the SimCSE++ row itself
@@ -121,7 +131,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     """Each run name's specs on ``profile``, one per seed. A budgeted profile (small) keeps the ``CORE`` rows only
     unless ``extended``; smoke and full always run every row (smoke one value off the centre of each sweep)."""
     profile = get_profile(profile)
-    runs = paper_grid(BACKBONE_DIM[profile.backbone or _SIMCSE.backbone], NOISE_SAMPLES[profile.sizes_of])
+    runs = paper_grid(BACKBONE_DIM[profile.backbone or _simcse().backbone], NOISE_SAMPLES[profile.sizes_of])
     if not profile.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in CORE}
     if profile.exercises_only:  # one value off the centre per sweep is enough to exercise Table 5's path

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from papers.simcse.experiments import grid as simcse_grid
 from papers.simcse_pp import experiments, report
 from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries
 from sentemb.data.corpora import load_rows
-from sentemb.paper import Paper
+from sentemb.paper import Paper, get_paper
 from sentemb.profiles import get_profile
 from sentemb.report.claims import from_reproduced
 from sentemb.report.reported import load_reported
@@ -91,12 +90,15 @@ class SimCSEpp(Paper):
     def grid(self, profile, extended=False):
         return experiments.grid(profile, extended=extended)
 
+    def paper_grid(self):
+        return experiments.paper_grid()
+
     def collect(self, profile, run_missing=True, extended=False, progress=True):
         """The grid's records and the SimCSE grid's backbone run (``backbone_avg``), which Table 4 starts from."""
         from sentemb.runs.execute import ensure
 
         records = super().collect(profile, run_missing, extended, progress)
-        backbone = simcse_grid(get_profile(profile).name)["backbone_avg"][0]
+        backbone = get_paper("simcse").grid(get_profile(profile).name, extended=True)["backbone_avg"][0]
         records["backbone_avg"] = [ensure(backbone, run_missing=run_missing, progress=progress)]
         return records
 

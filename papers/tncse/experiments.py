@@ -15,7 +15,7 @@ its seeds share stage-1 runs, so the claims that pair on them get no test (``sen
 Runs: ``simcse``, ``ensemble``, ``tncse``, ``tncse_wiki``, ``loss_<terms>``, ``simcse_sickr``, ``tncse_single``,
 ``simcse_matched`` (``tncse_single`` with ``tn_weight=0``: the SimCSE that differs from it by L_TN only) and
 ``tncse_lr_paper``. The small profile runs the ``CORE`` rows (Table 1, Figures 4, 6), the others are ``--extended``.
-The run table and Table 5's two SimCSE rows: README.md, "The runs" and "Deviations and substitutions".
+The run table and Table 5's two SimCSE rows: README.md, "The runs" and "Deviations".
 
 Eq. 6 is used as printed (no /2, ``halve_norm_term=False``) with the official clamp for a negative [CLS] cosine
 (``clamp_negative_cosine=True``). The objectives: ``sentemb/objectives/tncse.py`` (loss terms in
@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from papers.simcse.experiments import grid as simcse_grid
-from papers.simcse.experiments import paper_grid as simcse_paper_grid
+from sentemb.paper import get_paper
 from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid
 from sentemb.spec import RunSpec
 
@@ -71,7 +70,6 @@ HEADLINE = (
 )
 STAGE2 = ("ensemble", "tncse", "tncse_wiki", "tncse_lr_paper", *(f"loss_{'_'.join(t)}" for t in TABLE4.values()))
 
-_SIMCSE = simcse_paper_grid()["unsup"]
 _TNCSE = RunSpec(
     profile="full",
     backbone=PAPER_BACKBONE,
@@ -98,9 +96,17 @@ def table4_run(terms: tuple[str, ...]) -> str:
     return "tncse" if set(terms) == {"nce", "icnce", "ictn"} else f"loss_{'_'.join(terms)}"
 
 
+def _simcse_grid(profile: str | Profile | None = None) -> dict:
+    """SimCSE's grid through the registry: in its paper's terms (``profile`` None: one spec a row), or its rows on
+    ``profile`` (one spec a seed). TNCSE's stage 1 is SimCSE's own unsupervised run, one run id for both papers."""
+    simcse = get_paper("simcse")
+    return simcse.paper_grid() if profile is None else simcse.grid(profile, extended=True)
+
+
 def paper_grid() -> dict[str, RunSpec]:
+    simcse = _simcse_grid()["unsup"]
     runs = {
-        "simcse": _SIMCSE,
+        "simcse": simcse,
         "ensemble": RunSpec(
             profile="full",
             backbone=PAPER_BACKBONE,
@@ -114,10 +120,10 @@ def paper_grid() -> dict[str, RunSpec]:
         params = {**TNCSE_PARAMS, **{t: t in terms for t in ("nce", "icnce", "ictn")}}
         runs[table4_run(terms)] = dataclasses.replace(_TNCSE, objective_params=params, notes=f"Table 4 {row}")
     runs["simcse_sickr"] = dataclasses.replace(
-        _SIMCSE, train_data=TRAIN_DATA, notes="Tables 5-6: SimCSE on wiki + SICK-R"
+        simcse, train_data=TRAIN_DATA, notes="Tables 5-6: SimCSE on wiki + SICK-R"
     )
     runs["tncse_single"] = dataclasses.replace(
-        _SIMCSE,
+        simcse,
         objective="tncse_single",
         train_data=TRAIN_DATA,
         objective_params={k: TNCSE_PARAMS[k] for k in ("temperature", "halve_norm_term", "clamp_negative_cosine")},
@@ -137,7 +143,7 @@ SECOND_ENCODER_SEED = 100  # TNCSE seed s: encoder II is SimCSE unsup at seed s 
 def stage1_runs(profile: str) -> tuple[RunSpec, ...]:
     """The SimCSE unsup runs TNCSE starts from: the SimCSE grid's own (encoder I of each seed), then on a profile with
     ``disjoint_stage1`` the same spec at seed s + 100 (encoder II)."""
-    unsup = simcse_grid(profile)["unsup"]
+    unsup = _simcse_grid(profile)["unsup"]
     if not get_profile(profile).disjoint_stage1:
         return unsup
     return unsup + tuple(dataclasses.replace(spec, seed=spec.seed + SECOND_ENCODER_SEED) for spec in unsup)
@@ -146,7 +152,7 @@ def stage1_runs(profile: str) -> tuple[RunSpec, ...]:
 def stage1_pairs(profile: str) -> dict[int, tuple[str, str]]:
     """Seed -> (run id of encoder I, run id of encoder II): SimCSE ``unsup`` seeds (s, s + 100), or on a profile
     without ``disjoint_stage1`` the ring (s, the next headline seed)."""
-    unsup = simcse_grid(profile)["unsup"]
+    unsup = _simcse_grid(profile)["unsup"]
     ids = [spec.run_id for spec in unsup]
     if get_profile(profile).disjoint_stage1:
         second = {spec.seed - SECOND_ENCODER_SEED: spec.run_id for spec in stage1_runs(profile)[len(unsup) :]}
@@ -160,11 +166,11 @@ CORE = ("simcse", "ensemble", "tncse")  # a budgeted profile's rows without --ex
 def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
     """Each run name's specs on ``profile``, one per seed, with the stage-1 pair filled in; on profiles that cut the
     paper's steps (smoke, small) the stage-2 rows train at ``SMALL_LR`` and ``SMALL_MAX_LEN`` (except the lr probe,
-    small profile only, which keeps the paper's lr and length). A budgeted profile (small) without ``extended`` keeps
-    the ``CORE`` rows only; the others always run every row."""
+    on budgeted profiles only (small, raw), which keeps the paper's lr and length). A budgeted profile without
+    ``extended`` keeps the ``CORE`` rows only; the others always run every row."""
     profile = get_profile(profile)
     runs = paper_grid()
-    if profile.sizes_of == "small":  # the probe is the evidence for SMALL_LR at the small profile's 60 steps
+    if profile.budgeted and profile.steps is not None:  # the evidence for SMALL_LR at a budget's cut steps (60)
         runs["tncse_lr_paper"] = dataclasses.replace(_TNCSE, notes="lr probe: the paper's lr 1e-6 in 60 steps")
     if not profile.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in CORE}

@@ -111,13 +111,16 @@ class TNCSE(Paper):
     def grid(self, profile, extended=False):
         return experiments.grid(profile, extended=extended)
 
+    def paper_grid(self):
+        return experiments.paper_grid()
+
     def derived(self, records, profile, run_missing=True, extended=False):
         """Figure 5's LayerNorm removal on the seed-42 stage-1 encoder, and (with ``extended``, or when they exist)
         Table 2's MTEB records of SimCSE and TNCSE seed 42."""
-        from papers.noncontrastive.analyses import mteb_and_geometry
         from sentemb.analysis.layernorm_removal import layernorm_removal
         from sentemb.runs.derived import ensure_derived
         from sentemb.runs.execute import NotRun
+        from sentemb.runs.mteb_geometry_records import mteb_and_geometry
 
         stage1 = records["simcse"][0]
         corpus = "synthetic" if stage1["spec"]["synthetic_data"] else stage1["spec"]["train_data"]

@@ -13,8 +13,10 @@ A paper is a short declarative subclass (``papers/<name>/paper.py``), listed onc
 
 Hooks (abstract; a subclass that misses one cannot be instantiated): :meth:`grid`, :meth:`tables`,
 :meth:`claim_cells`, :meth:`summary`. Optional hooks with defaults: :meth:`derived` (no derived analyses),
-:meth:`figures` (none), :meth:`not_run` (the rows without records). The base implements coverage, collecting the
-records, claims, writing the CSV tables, the wide reader's view, provenance and the reported/Δ cell formatting.
+:meth:`figures` (none), :meth:`not_run` (the rows without records), :meth:`paper_grid` (the runs in the paper's own
+terms, which other papers build on through the registry; papers never import each other). The base implements
+coverage, collecting the records, claims, writing the CSV tables, the wide reader's view, provenance and the
+reported/Δ cell formatting.
 
 The core finds the papers through the ``sentemb.papers`` entry point (:func:`registry`), never by importing ``papers``.
 """
@@ -31,6 +33,7 @@ import pandas as pd
 from sentemb import settings
 from sentemb.errors import ConfigError
 from sentemb.profiles import Profile, get_profile
+from sentemb.spec import RunSpec
 
 Records = dict[str, list[dict]]
 
@@ -52,6 +55,12 @@ class Paper(ABC):
     @abstractmethod
     def grid(self, profile: str | Profile, extended: bool = False) -> dict:
         """Run name -> specs (one per seed) on ``profile``; without ``extended`` only the rows inside its budget."""
+
+    def paper_grid(self) -> dict[str, RunSpec]:
+        """Run name -> the run in the paper's own terms (one spec, before a profile scales it and gives it seeds).
+        Another paper builds on these rows through the registry (``get_paper("simcse").paper_grid()["unsup"]``),
+        never by importing this paper's modules, so that a run both need is one spec and one run id."""
+        raise NotImplementedError(f"{self.name} has no grid in its paper's terms")
 
     @abstractmethod
     def tables(self, records: Records, derived_records: dict, profile: str | Profile) -> dict[str, pd.DataFrame]:

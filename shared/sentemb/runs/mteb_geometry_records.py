@@ -1,7 +1,8 @@
-"""The analyses of a trained model that Tables 4 and 6 and Figure 4 need, as derived records (computed once per run,
-from its best checkpoint; :mod:`sentemb.runs.derived`).
+"""MTEB-and-geometry derived records: one per run, shared by every paper that asks for it (the non-contrastive
+paper's Tables 4 and 6 and Figure 4, TNCSE's MTEB rows, the overview's comparison), computed once from the run's best
+checkpoint (:mod:`sentemb.runs.derived`).
 
-``mteb_and_geometry`` (one derived record per headline run):
+``mteb_and_geometry`` (one derived record per run):
 
 - MTEB through the archive's adapter (:mod:`sentemb.evaluate.mteb_adapter`, the official ``mteb`` task objects of
   ``MTEB(eng, v1)``): offline, the tasks the archive reads from the mirror (``sentemb.data.mteb_mirror.MIRROR_TASKS``:
@@ -14,7 +15,7 @@ Every embedding is computed at one precision, ``MTEB_PRECISION``, fp32 on every 
 untrained all-MiniLM-L6-v2's ([CLS]) 11-task average was 70.228, against 70.230 in fp32). A profile that only
 exercises the paths (smoke) runs the STS tasks only, and a run whose spec sets ``eval_pairs`` (smoke) is scored on that
 many pairs of STS-B test and of each MTEB STS task's split (:mod:`sentemb.evaluate.subsets`). Time per record on 2 CPU
-cores: see the paper's README.
+cores: see the non-contrastive paper's README.
 """
 
 from __future__ import annotations
