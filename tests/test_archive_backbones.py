@@ -5,6 +5,7 @@ backbone matches its MANIFEST."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -143,9 +144,8 @@ def test_the_gpu_script_runs_imports_and_publishes_at_tiny_scale(pretrain_cache,
     for record in summary["records"]:  # each child's command line names exactly its run's settings
         config = PretrainConfig(**record["config"])
         args = cli.build_parser().parse_args(script.pretrain_command(config, "all-MiniLM-L6-v2")[3:])
-        settings_of = {k: getattr(args, k) for k in ("steps", "batch_size", "lr", "warmup", "eval_every", "seed")}
-        assert (args.config, args.tokenizer) == (config.size, "all-MiniLM-L6-v2")
-        assert settings_of == {k: getattr(config, k) for k in settings_of}
+        parsed = PretrainConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(PretrainConfig)})
+        assert (parsed, args.tokenizer) == (config, "all-MiniLM-L6-v2")  # every setting, --config as the size
     monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "here"))  # the import runs where the run's cache is not
     monkeypatch.setenv("SENTEMB_MODELS", str(tmp_path / "models"))
     assert script.main(["import", str(tmp_path / "out"), "--name", NAME, "--results", str(tmp_path / "results")]) == 0

@@ -216,6 +216,60 @@ def _task(name: str):
     return task
 
 
+def _not_offline(name: str) -> dict | None:
+    """Why task ``name`` cannot run offline (None: it can, or the hub is reachable)."""
+    if not _offline() or name in MIRROR_TASKS:
+        return None
+    in_mirror = (settings.data_root() / "mteb" / name).is_dir()
+    reason = (
+        "the offline mirror has its files, but the archive has no loader for them"
+        if in_mirror
+        else "data unavailable: not in the offline mirror"
+    )
+    return {"status": "not run", "reason": reason, "category": TABLE4_TASKS.get(name)}
+
+
+def _evaluate_task(model, name: str, batch_size: int, sts_pairs: int | None) -> dict:
+    """One task's result: its main score and where it came from, or *not run* with mteb's reason."""
+    import mteb
+
+    started, task = time.perf_counter(), None
+    try:
+        task = _task(name)
+        sample_sts_pairs(task, sts_pairs)
+        outcome = mteb.evaluate(
+            model,
+            task,
+            cache=None,
+            overwrite_strategy="always",
+            show_progress_bar=False,
+            encode_kwargs={"batch_size": batch_size},
+            co2_tracker=False,
+        )
+    except Exception as exc:  # noqa: BLE001 - mteb raises many kinds; the task is reported, not dropped
+        return {"status": "not run", "reason": f"{type(exc).__name__}: {exc}", "category": TABLE4_TASKS.get(name)}
+    finally:
+        if task is not None and task.data_loaded:
+            task.unload_data()
+    if outcome.exceptions:
+        return {"status": "not run", "reason": str(outcome.exceptions), "category": TABLE4_TASKS.get(name)}
+    result = outcome.task_results[0]
+    split = task.eval_splits[0]
+    first = result.scores[split][0]
+    return {
+        "status": "ok",
+        "main_score": 100 * float(result.main_score),
+        "main_metric": task.metadata.main_score,
+        "split": split,
+        "hf_subset": first.get("hf_subset"),
+        "category": TABLE4_TASKS.get(name),
+        "mteb_version": result.mteb_version,
+        "dataset_revision": result.dataset_revision,
+        "data": "offline mirror (injected)" if _offline() else "hub",
+        "seconds": time.perf_counter() - started,
+    }
+
+
 def run_mteb(
     model,
     lookup: Mapping[str, np.ndarray] | None = None,
@@ -235,59 +289,11 @@ def run_mteb(
         raise SentembError("MTEB needs the model itself (pass mteb_model=...)")
     if not hasattr(model, "mteb_model_meta"):
         model = make_mteb_encoder(model, lookup, batch_size=batch_size, precision=precision)
-    tasks = list(tasks or TABLE4_TASKS)
-    results, started_all = {}, time.perf_counter()
-    for name in tasks:
-        if _offline() and name not in MIRROR_TASKS:
-            in_mirror = (settings.data_root() / "mteb" / name).is_dir()
-            reason = (
-                "the offline mirror has its files, but the archive has no loader for them"
-                if in_mirror
-                else "data unavailable: not in the offline mirror"
-            )
-            results[name] = {"status": "not run", "reason": reason, "category": TABLE4_TASKS.get(name)}
-            continue
-        started, task = time.perf_counter(), None
-        try:
-            task = _task(name)
-            sample_sts_pairs(task, sts_pairs)
-            outcome = mteb.evaluate(
-                model,
-                task,
-                cache=None,
-                overwrite_strategy="always",
-                show_progress_bar=False,
-                encode_kwargs={"batch_size": batch_size},
-                co2_tracker=False,
-            )
-        except Exception as exc:  # noqa: BLE001 - mteb raises many kinds; the task is reported, not dropped
-            results[name] = {
-                "status": "not run",
-                "reason": f"{type(exc).__name__}: {exc}",
-                "category": TABLE4_TASKS.get(name),
-            }
-            continue
-        finally:
-            if task is not None and task.data_loaded:
-                task.unload_data()
-        if outcome.exceptions:
-            results[name] = {"status": "not run", "reason": str(outcome.exceptions), "category": TABLE4_TASKS.get(name)}
-            continue
-        result = outcome.task_results[0]
-        split = task.eval_splits[0]
-        first = result.scores[split][0]
-        results[name] = {
-            "status": "ok",
-            "main_score": 100 * float(result.main_score),
-            "main_metric": task.metadata.main_score,
-            "split": split,
-            "hf_subset": first.get("hf_subset"),
-            "category": TABLE4_TASKS.get(name),
-            "mteb_version": result.mteb_version,
-            "dataset_revision": result.dataset_revision,
-            "data": "offline mirror (injected)" if _offline() else "hub",
-            "seconds": time.perf_counter() - started,
-        }
+    started_all = time.perf_counter()
+    results = {
+        name: _not_offline(name) or _evaluate_task(model, name, batch_size, sts_pairs)
+        for name in list(tasks or TABLE4_TASKS)
+    }
     out = {
         "mteb_version": mteb.__version__,
         "normalize": bool(getattr(model, "normalize", False)),

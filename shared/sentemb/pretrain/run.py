@@ -1,19 +1,18 @@
 """The pretraining loop (:func:`pretrain`), read it top to bottom.
 
-AdamW (weight decay on the matrices, not on biases and LayerNorm) with linear warm-up and decay, gradient clipping
-at 1, the settings' precision (bf16 autocast by default, on a GPU and on a CPU with native bf16 instructions; the
-MLM head and the loss in fp32 always), through the training loop's :class:`~sentemb.train.loop.Optimization`. Each
-step takes its sequences from a seeded per-epoch permutation (the loop's :class:`~sentemb.train.loop.EpochOrder`)
-and its masks from a generator seeded by (seed, step); dropout draws from the torch generator, whose state is saved
-with the loop's :func:`~sentemb.train.loop.rng_state`. So ``state.pt`` (:class:`PretrainState`: model, optimizer,
-scheduler, random states, step, curves), written at every evaluation, lets the same command continue an interrupted
-run to the same final loss. Every ``eval_every`` steps (and at steps 0 and last) the held-out MLM loss on WikiText-2
-valid, masked the same way for every run, joins the curve; the weights of the evaluation with the lowest held-out
-loss are kept (the text is small and seen many times: this is early stopping on text no paper evaluates on).
-At the end: ``model/`` (the kept weights in bf16 safetensors, with :func:`~sentemb.pretrain.model.seeded_pooler`;
-config, with BERT's dropout whatever pretraining used; tokenizer) and ``record.json`` (settings, text and sha256,
-counts, curves, the kept step, device, versions, commit, wall time, the command), written last: a directory with a
-record is finished and never overwritten.
+AdamW (weight decay on the matrices, not on biases and LayerNorm) with linear warm-up and decay, gradient clipping at 1,
+the settings' precision (bf16 autocast by default, on a GPU and on a CPU with native bf16 instructions; the MLM head and
+the loss in fp32 always), through the training loop's :class:`~sentemb.train.loop.Optimization`. Each step takes its
+sequences from a seeded per-epoch permutation (:class:`~sentemb.train.resumable.EpochOrder`) and its masks from a
+generator seeded by (seed, step); dropout draws from the torch generator, whose state is saved with
+:func:`~sentemb.train.resumable.rng_state`. So ``state.pt`` (:class:`PretrainState`: model, optimizer, scheduler, random
+states, step, curves), written at every evaluation, lets the same command continue an interrupted run to the same final
+loss. Every ``eval_every`` steps (and at steps 0 and last) the held-out MLM loss on WikiText-2 valid, masked the same
+way for every run, joins the curve; the weights of the evaluation with the lowest held-out loss are kept (the text is
+small and seen many times: this is early stopping on text no paper evaluates on). At the end: ``model/`` (the kept
+weights in bf16 safetensors, with :func:`~sentemb.pretrain.model.seeded_pooler`; config, with BERT's dropout whatever
+pretraining used; tokenizer) and ``record.json`` (settings, text and sha256, counts, curves, the kept step, device,
+versions, commit, wall time, the command), written last: a directory with a record is finished and never overwritten.
 """
 
 from __future__ import annotations
@@ -38,7 +37,8 @@ from sentemb.pretrain.corpus import HELDOUT, TRAINING_FILES, Corpus, load_corpus
 from sentemb.pretrain.model import build_model, collator, mask, masked_lm_loss, seeded_pooler, size_of
 from sentemb.progress import progress
 from sentemb.runs import provenance
-from sentemb.train.loop import EpochOrder, Optimization, cpu_copy, rng_state, set_rng_state
+from sentemb.train.loop import Optimization
+from sentemb.train.resumable import EpochOrder, cpu_copy, rng_state, set_rng_state
 
 HELDOUT_MASK_SEED = 20_240_048  # one masking of the held-out text for every run, so that their curves compare
 GRAD_CLIP = 1.0

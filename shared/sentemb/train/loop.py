@@ -8,10 +8,11 @@ and uniformity trajectory, SimCSE Figure 2, every ``trajectory_every``); the bes
 the worst score), or the last ones (``checkpoint="last"``, DeCLUTR). Step 0 (the backbone) is on the curve but, as
 in SimCSE's trainer, not a candidate. At the end the kept weights' evaluated encoder is saved to ``best/``.
 
-It is seeded and exactly resumable: each step draws its rows from a per-epoch permutation (:class:`EpochOrder`) and
-its text augmentations from a generator seeded by (seed, step); ``state.pt`` (:class:`TrainingState`) is written at
-an evaluation once ``save_state_every_s`` seconds have passed since the last write, and after the last step, so an
-interrupted run continues from its last saved evaluation (the executor deletes it once the record is written).
+It is seeded and exactly resumable: each step draws its rows from a per-epoch permutation (:class:`EpochOrder`) and its
+text augmentations from a generator seeded by (seed, step) (both in :mod:`sentemb.train.resumable`); ``state.pt``
+(:class:`TrainingState`) is written at an evaluation once ``save_state_every_s`` seconds have passed since the last
+write, and after the last step, so an interrupted run continues from its last saved evaluation (the executor deletes it
+once the record is written).
 
 Speed-ups (:mod:`sentemb.train.speedups`, off unless asked for) change how fast, not what: fused AdamW, no host
 synchronisation inside a step (the logged losses are then read and checked at the next evaluation), compiled
@@ -25,7 +26,6 @@ writes ``state.pt`` (with every rank's random states) and ``best/``.
 from __future__ import annotations
 
 import contextlib
-import copy
 import random
 import shutil
 import time
@@ -46,6 +46,7 @@ from sentemb.objectives.registry import build_objective
 from sentemb.progress import progress as progress_bar
 from sentemb.selection import worst_if_nan
 from sentemb.spec import RunSpec
+from sentemb.train.resumable import EpochOrder, cpu_copy, rank_seed, rng_state, set_rng_state, step_rng
 from sentemb.train.speedups import Speedups, apply_to_encoders
 
 DevEvaluator = Callable[[SentenceEncoder, int], dict]
@@ -84,37 +85,6 @@ def prepare_objective(spec: RunSpec, *encoders: SentenceEncoder) -> TrainingObje
     return objective
 
 
-class EpochOrder:
-    """Rows of a step: a seeded permutation per epoch (computed once per epoch), so a resumed run sees the
-    same data in the same order."""
-
-    def __init__(self, n_rows: int, batch_size: int, seed: int) -> None:
-        self.per_epoch = n_rows // batch_size
-        if self.per_epoch == 0:
-            raise ValueError(f"{n_rows} training rows cannot fill one batch of {batch_size}")
-        self.n_rows, self.batch_size, self.seed = n_rows, batch_size, seed
-        self._epoch, self._order = -1, np.empty(0, dtype=np.int64)
-
-    def indices(self, step: int) -> np.ndarray:
-        epoch, offset = divmod(step, self.per_epoch)
-        if epoch != self._epoch:
-            self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.n_rows)
-        return self._order[offset * self.batch_size : (offset + 1) * self.batch_size]
-
-
-def step_rng(seed: int, step: int, rank: int = 0) -> random.Random:
-    """The text-augmentation randomness of one step: the same for a resumed and an uninterrupted run; under torchrun
-    rank r > 0 has its own stream (rank 0's is a single process's)."""
-    if rank == 0:
-        return random.Random(seed * 1_000_003 + step)
-    return random.Random(f"{seed}/{step}/{rank}")
-
-
-def rank_seed(seed: int, rank: int) -> int:
-    """The torch seed of rank r > 0 (dropout masks, noise) under torchrun; rank 0 keeps the run's own stream."""
-    return int(np.random.SeedSequence([seed, rank]).generate_state(1)[0])
-
-
 SLANTED_TRIANGULAR_RATIO = 32  # ULMFiT's (and AllenNLP's default) ratio of the peak lr to the lowest
 
 
@@ -140,30 +110,6 @@ def _schedule(kind: str, warmup: int, total: int) -> Callable[[int], float]:
         return max(0.0, (total - step) / max(1, total - warmup))
 
     return factor
-
-
-def rng_state(device: torch.device) -> dict:
-    """The torch random state of this process (and of ``device`` when it is a GPU), for ``state.pt``."""
-    state = {"cpu": torch.random.get_rng_state()}
-    if device.type == "cuda":
-        state["cuda"] = torch.cuda.get_rng_state(device)
-    return state
-
-
-def set_rng_state(state: dict, device: torch.device) -> None:
-    """Restore a :func:`rng_state`."""
-    torch.random.set_rng_state(state["cpu"])
-    if device.type == "cuda" and "cuda" in state:
-        torch.cuda.set_rng_state(state["cuda"], device)
-
-
-def cpu_copy(state_dict: dict) -> dict:
-    """A CPU copy of a state dict; non-tensor entries (a module's extra state, e.g. a memory queue's position)
-    are deep-copied."""
-    return {
-        k: v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else copy.deepcopy(v)
-        for k, v in state_dict.items()
-    }
 
 
 def _save_best(objective: TrainingObjective, best_dir: Path) -> None:
