@@ -9,7 +9,9 @@ import pytest
 
 from papers.noncontrastive.report import delta_on_the_same_tasks
 from papers.simcse_pp import report as simcse_pp_report
-from sentemb.report.claims import evaluate, for_csv, load_claims
+from sentemb.report.claim_cells import load_claims
+from sentemb.report.claims import evaluate
+from sentemb.report.claims_table import for_csv
 from sentemb.report.reproduced import aggregate_seeds, deterministic
 
 

@@ -9,16 +9,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from sentemb.report.claims import (
-    ALPHA,
-    SIZE_FRACTION,
-    evaluate,
-    evaluate_all,
-    from_reproduced,
-    load_claims,
-    parse_values,
-    welch_p,
-)
+from sentemb.report.claim_cells import load_claims, parse_values
+from sentemb.report.claims import ALPHA, SIZE_FRACTION, evaluate, evaluate_all, welch_p
+from sentemb.report.claims_table import from_reproduced
 
 WIN = [83.1, 83.4, 83.2]  # mean 83.2333
 BASE = [80.0, 80.3, 80.1]  # mean 80.1333: 3.1 below WIN, same spread

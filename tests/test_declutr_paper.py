@@ -19,7 +19,7 @@ from papers.declutr.experiments import (
 )
 from sentemb.paper import get_paper
 from sentemb.profiles import get_profile
-from sentemb.report.claims import load_claims
+from sentemb.report.claim_cells import load_claims
 from sentemb.runs import execute
 
 DECLUTR = get_paper("declutr")

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from sentemb.paper import reproduced_papers
-from sentemb.report.claims import evaluate_all, load_claims, lookup
+from sentemb.report.claim_cells import load_claims, lookup
+from sentemb.report.claims import evaluate_all
 from sentemb.report.reported import (
     COLUMNS,
     INDEX_COLUMNS,

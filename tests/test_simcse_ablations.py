@@ -97,7 +97,7 @@ def test_table_d2_without_mlm_is_the_sup_run_scored_on_transfer_by_its_derived_r
 
 def _claim_runs() -> set[str]:
     """The runs behind every reproducible cell a claim of claims.yaml names."""
-    from sentemb.report.claims import _cells_of, load_claims
+    from sentemb.report.claim_cells import _cells_of, load_claims
 
     cell_runs = {(table, row, column): run for table, rows in report.ABLATIONS.items() for row, column, run, *_ in rows}
     cell_runs.update(

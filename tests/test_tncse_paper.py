@@ -78,7 +78,8 @@ def test_table5_shows_both_simcse_rows_and_the_claim_compares_the_matched_one():
     """Both SimCSE rows stand next to the paper's SimCSE; only the matched one answers to the claim's "SimCSE" cell."""
     import json
 
-    from sentemb.report.claims import from_reproduced, load_claims, lookup_seeds
+    from sentemb.report.claim_cells import load_claims, lookup_seeds
+    from sentemb.report.claims_table import from_reproduced
 
     folder = settings.REPO_ROOT / "results" / "runs" / "small"
     records = {}
@@ -147,7 +148,7 @@ def test_an_item_whose_extended_rows_have_no_records_says_so():
 def test_the_claims_that_cannot_be_tested_offline_are_not_run_with_their_reason():
     import pandas as pd
 
-    from sentemb.report.claims import load_claims
+    from sentemb.report.claim_cells import load_claims
 
     path = settings.REPO_ROOT / "results" / "tncse" / "small" / "claims.csv"
     if not path.is_file():

@@ -11,7 +11,7 @@ import pandas as pd
 from papers.declutr import experiments, report
 from papers.declutr.report import DEV_SCORE, N_DOWNSTREAM
 from sentemb.paper import Paper
-from sentemb.report.claims import from_reproduced
+from sentemb.report.claims_table import from_reproduced
 
 
 class DeCLUTR(Paper):

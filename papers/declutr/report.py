@@ -26,7 +26,7 @@ from sentemb.models.backbone import MINILM, RAW_BERT
 from sentemb.paper import reported_cell
 from sentemb.plots import style
 from sentemb.profiles import Profile, get_profile
-from sentemb.report.claims import markdown_rows
+from sentemb.report.claims_table import markdown_rows
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 

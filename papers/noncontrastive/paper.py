@@ -17,7 +17,7 @@ from papers.noncontrastive import report
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.paper import Paper, get_paper, reported_cell
 from sentemb.profiles import get_profile
-from sentemb.report.claims import from_reproduced, markdown_rows
+from sentemb.report.claims_table import from_reproduced, markdown_rows
 from sentemb.report.reproduced import mean_std
 from sentemb.runs import store
 

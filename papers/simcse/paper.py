@@ -10,7 +10,7 @@ import pandas as pd
 from papers.simcse import experiments, report
 from sentemb.paper import Paper
 from sentemb.profiles import get_profile
-from sentemb.report.claims import from_reproduced
+from sentemb.report.claims_table import from_reproduced
 
 NOT_RUN_TRANSFER = (
     "not run: the 7 transfer tasks of a recorded run (about 5 min per model on 2 cores; "

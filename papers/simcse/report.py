@@ -14,7 +14,7 @@ import pandas as pd
 from papers.simcse.experiments import A1_LEARNING_RATES, TABLE3_DROPOUTS, WHITENING_FITS, a1_batches, a1_run, table3_run
 from sentemb.paper import reported_cell
 from sentemb.plots import geometry, search_grid, style
-from sentemb.report.claims import markdown_rows
+from sentemb.report.claims_table import markdown_rows
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, sts_table, trace
 

@@ -17,7 +17,7 @@ from sentemb.analysis.retrieval import committed_queries, corpus_premises, seede
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper, get_paper
 from sentemb.profiles import get_profile
-from sentemb.report.claims import from_reproduced
+from sentemb.report.claims_table import from_reproduced
 from sentemb.report.reported import load_reported
 
 N_RANK_BATCH = 64  # §4.2: "a batch of 64 sentences"

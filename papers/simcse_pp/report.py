@@ -16,7 +16,7 @@ from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, paper
 from sentemb import settings
 from sentemb.paper import reported_cell
 from sentemb.plots import geometry, style
-from sentemb.report.claims import markdown_rows
+from sentemb.report.claims_table import markdown_rows
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_table, trace
 

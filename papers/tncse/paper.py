@@ -14,7 +14,7 @@ from papers.tncse.report import STAGE1
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper
 from sentemb.profiles import get_profile
-from sentemb.report.claims import from_reproduced
+from sentemb.report.claims_table import from_reproduced
 
 N_FIGURE5_SENTENCES = 100  # "We first randomly select 100 sentences from Wiki1M"
 FIGURE5_REMOVED = tuple(range(7))  # the last 0..6 LayerNorms

@@ -22,7 +22,7 @@ from sentemb import settings
 from sentemb.objectives.tensor_norm import tn_surface
 from sentemb.paper import reported_cell
 from sentemb.plots import geometry, style
-from sentemb.report.claims import markdown_rows
+from sentemb.report.claims_table import markdown_rows
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_table, trace
 

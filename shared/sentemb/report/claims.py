@@ -22,24 +22,28 @@ The rules in full: docs/reference.md#claims-the-rules and docs/derivations.md#se
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from sentemb import settings
 from sentemb.errors import ConfigError
+from sentemb.report.claim_cells import (
+    _cells_of,
+    _label,
+    cell_identity,
+    load_claims,
+    lookup,
+    lookup_seeds,
+    paper_cell_identity,
+)
+from sentemb.report.claim_tests import Outcome, _argbest, _equivalent, _g, _greater
 from sentemb.report.comparison import Comparison, Constant, Seeds, paired_p, welch_p
 from sentemb.report.multiplicity import ALPHA, Decision, decide, decide_family
 from sentemb.report.pairing import RecordLookup, stored_record
 
 __all__ = ["ALPHA", "Comparison", "Constant", "Seeds", "paired_p", "welch_p"]
 
-REF_KEYS = ("table", "group", "row", "column", "split", "aggregation", "metric")
-KINDS = ("greater", "within", "argmax", "argmin")
 #: The size question: is the reproduced effect at least this fraction of the paper's (a non-inferiority test)?
 SIZE_FRACTION = 0.5
 STATUSES = ("holds", "fails", "inconclusive", "same runs", "not run")
@@ -71,33 +75,6 @@ COLUMNS = [
     "same_runs_as",
     "evidence",
 ]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One test of a claim before any correction: the effect (positive supports the claim), the one-sided p-values
-    for and against (None when no test ran, with ``untestable`` saying why), what was compared, n and the test."""
-
-    effect: float | None
-    p_for: float | None
-    p_against: float | None
-    text: str
-    n: str = ""
-    test: str = ""
-    untestable: str = ""
-    ratio: tuple[float, float, float] | None = None  # the size's reproduced / paper ratio: (point, low, high)
-    against: str = ""  # what the test against found, when it decides (argmax/argmin: the cell that beats expect)
-
-    @property
-    def tested(self) -> bool:
-        return self.p_for is not None and self.p_against is not None
-
-    def detail(self, status: str) -> str:
-        if not self.tested:
-            return f"inconclusive ({self.untestable}); {self.text}"
-        if status == "fails" and self.against:
-            return f"{self.against}; {self.text}"
-        return f"{self.text}: p={_fmt_p(self.p_for)} for, p={_fmt_p(self.p_against)} against"
 
 
 @dataclass(frozen=True)
@@ -139,105 +116,6 @@ class Verdict:
     @property
     def direction_status(self) -> str:
         return self.status
-
-
-def claims_path(paper: str) -> Path:
-    return settings.REPO_ROOT / "papers" / paper / "claims.yaml"
-
-
-def load_claims(paper: str) -> list[dict]:
-    path = claims_path(paper)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from exc
-    if not isinstance(data, dict) or data.get("paper") != paper or not isinstance(data.get("claims"), list):
-        raise ConfigError(f"{path}: expected 'paper: {paper}' and a 'claims:' list")
-    for claim in data["claims"]:
-        if claim.get("kind") not in KINDS or not claim.get("id") or not claim.get("text"):
-            raise ConfigError(f"{path}: claim {claim.get('id')!r} needs id, text and kind in {KINDS}")
-        if not isinstance(claim.get("figure_only", False), bool):
-            raise ConfigError(f"{path}: claim {claim['id']!r}: figure_only must be true or false")
-        if claim["kind"] == "within" and ("tolerance" in claim) == ("tolerance_relative" in claim):
-            raise ConfigError(f"{path}: claim {claim['id']!r} (within) needs one of tolerance, tolerance_relative")
-        for key in ("margin", "size_tolerance"):
-            if key in claim and (not isinstance(claim[key], (int, float)) or claim[key] < 0):
-                raise ConfigError(f"{path}: claim {claim['id']!r}: {key} must be a number >= 0, got {claim[key]!r}")
-    return data["claims"]
-
-
-def _cells_of(claim: dict) -> list[dict]:
-    if claim["kind"] in ("argmax", "argmin"):  # the expected cell is compared with the others, not with itself
-        return [c for c in claim["cells"] if c != claim["expect"]] + [claim["expect"]]
-    return [claim["left"], claim["right"]]
-
-
-def _label(ref: dict) -> str:
-    """A short readable name of a cell: its group, row and column."""
-    return "'" + " / ".join(str(ref[k]) for k in ("group", "row", "column") if ref.get(k)) + "'"
-
-
-def _match(table: pd.DataFrame, ref: dict) -> pd.Series | None:
-    """The one row matching ``ref``; None when none matches; raises when several do."""
-    unknown = set(ref) - set(REF_KEYS)
-    if unknown:
-        raise ConfigError(f"cell reference {ref} has unknown keys {sorted(unknown)}")
-    mask = pd.Series(True, index=table.index)
-    for key, wanted in ref.items():
-        mask &= table[key].fillna("").astype(str) == str(wanted)
-    hits = table[mask]
-    if len(hits) > 1:
-        raise ConfigError(f"cell reference {ref} matches {len(hits)} rows; add group/split/aggregation/metric")
-    return None if hits.empty else hits.iloc[0]
-
-
-def lookup(table: pd.DataFrame, ref: dict) -> float | None:
-    """The value of the one row matching ``ref``; None when no row matches or its value is empty."""
-    row = _match(table, ref)
-    if row is None or pd.isna(row["value"]):
-        return None
-    return float(row["value"])
-
-
-def parse_values(values, value) -> list[float]:
-    """Per-seed values from a ``values`` cell ("83.1;83.4;83.2"); empty/NaN means one seed, ``value``."""
-    if values is None or (isinstance(values, float) and math.isnan(values)) or str(values).strip() == "":
-        return [] if pd.isna(value) else [float(value)]
-    return [float(v) for v in str(values).split(";") if v.strip() != ""]
-
-
-def _is_constant(row: pd.Series) -> bool:
-    flag = row.get("deterministic")  # a bool, or "True"/"False" read back from a CSV; missing or NaN: seeded
-    return bool(flag) if isinstance(flag, (bool, np.bool_)) else str(flag).lower() == "true"
-
-
-def _text(row: pd.Series, key: str) -> str:
-    value = row.get(key)
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
-
-
-def lookup_seeds(table: pd.DataFrame, ref: dict) -> list[float] | None:
-    """The per-seed values of the one row matching ``ref`` (a :class:`Constant` for a deterministic cell, else
-    :class:`Seeds`), with the run ids behind them; None when no row matches or it has no value."""
-    row = _match(table, ref)
-    if row is None:
-        return None
-    values = parse_values(row.get("values"), row["value"])
-    if not values:
-        return None
-    run_ids = [r for r in _text(row, "run_ids").split(";") if r]
-    if _is_constant(row):
-        return Constant(values[:1], run_ids, _text(row, "profile"))
-    return Seeds(values, run_ids, _text(row, "profile"))
-
-
-def _fmt_p(p: float | None) -> str:
-    return "n/a" if p is None else f"{p:.3g}"
-
-
-def _g(x: float, sign: str = "") -> str:
-    """A mean or difference for the detail, without floating-point noise (3.1 - 3.1 shows as 0)."""
-    return f"{round(float(x), 9) + 0.0:{sign}.4g}"
 
 
 def _tolerance(claim: dict, right_mean: float) -> float:
@@ -285,109 +163,6 @@ def _evaluate_reported(claim: dict, values: list[float], margin: float | None = 
 
 
 # -- tests on seeds (each an Outcome: no status before the paper's correction) ------------------------------------
-
-
-def _untested(comparisons: list[Comparison], refs: list[dict]) -> str:
-    """Why a claim's comparisons cannot all be tested (the first reason); for one seed, which cells have one."""
-    why = next(c.untestable for c in comparisons if c.untestable)
-    if why != "1 seed":
-        return why
-    samples = [comparisons[0].left] + [c.right for c in comparisons]
-    cells = [refs[-1], *refs[:-1]] if len(comparisons) > 1 else refs
-    short = [_label(r) for r, x in zip(cells, samples) if not isinstance(x, Constant) and len(x) < 2]
-    return f"1 seed: cells with one seed {', '.join(short)}"
-
-
-def _greater(comparison: Comparison, refs: list[dict], target: float, paper_effect: float | None = None) -> Outcome:
-    """``greater`` on seeds: a one-sided test each way, H1 left - right > target / < target; with ``paper_effect``,
-    the ratio of the reproduced effect to it and its (1 - 2 ALPHA) interval."""
-    left, right = comparison.left, comparison.right
-    diff = comparison.difference
-    text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {_g(target)} (diff {_g(diff, '+')})"
-    ratio = None
-    if paper_effect:
-        low, high = comparison.interval(ALPHA)
-        ratio = (diff / paper_effect, low / paper_effect, high / paper_effect)
-    common = {"effect": diff - target, "text": text, "n": comparison.n, "test": comparison.test("one-sided")}
-    if not comparison.testable:
-        return Outcome(p_for=None, p_against=None, untestable=_untested([comparison], refs), ratio=ratio, **common)
-    return Outcome(p_for=comparison.p_greater(target), p_against=comparison.p_less(target), ratio=ratio, **common)
-
-
-def _equivalent(comparison: Comparison, refs: list[dict], centre: float, tolerance: float) -> Outcome:
-    """TOST: is left - right within ``tolerance`` of ``centre``? (``within`` claims: centre 0.) For: both one-sided
-    tests inside reject (p = the larger); against: the difference lies significantly outside (p = the smaller)."""
-    left, right = comparison.left, comparison.right
-    diff = comparison.difference
-    about = f" - {centre:g}" if centre else ""
-    text = f"|{_g(np.mean(left))} - {_g(np.mean(right))}{about}| = {_g(abs(diff - centre))} <= {tolerance:g}"
-    common = {
-        "effect": tolerance - abs(diff - centre),
-        "text": text,
-        "n": comparison.n,
-        "test": comparison.test("TOST"),
-    }
-    if not comparison.testable:
-        return Outcome(p_for=None, p_against=None, untestable=_untested([comparison], refs), **common)
-    p_tost = max(comparison.p_greater(centre - tolerance), comparison.p_less(centre + tolerance))
-    p_gap = min(comparison.p_greater(centre + tolerance), comparison.p_less(centre - tolerance))
-    return Outcome(p_for=p_tost, p_against=p_gap, **common)
-
-
-def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float], paper_leads=None) -> Outcome:
-    """``argmax``/``argmin`` on seeds: an intersection-union of one-sided tests that ``expect`` (the left of every
-    comparison) beats each other cell by its ``leads`` (0 for the direction): p for = the largest; against: some
-    other cell is significantly short of that, Bonferroni over the k others (p = k x the smallest)."""
-    sign = 1.0 if claim["kind"] == "argmax" else -1.0
-    refs = _cells_of(claim)
-    expect, others = comparisons[0].left, [c.right for c in comparisons]
-    k = len(others)
-    ahead = [sign * c.difference for c in comparisons]  # expect's lead over each other cell, in the claim's sense
-    runner = min(range(k), key=lambda i: ahead[i] - leads[i])
-    lead = float(ahead[runner] - leads[runner])
-    paired = sum(c.paired for c in comparisons)
-    n = f"{len(expect)} vs " + ",".join(str(len(o)) for o in others) + (f" ({paired} of {k} paired)" if paired else "")
-    designs = list(dict.fromkeys(c.design.why for c in comparisons))
-    kinds = "paired t" if paired == k else "Welch" if paired == 0 else "paired t / Welch"
-    if any(isinstance(c.left, Constant) != isinstance(c.right, Constant) for c in comparisons) and not paired:
-        kinds = "Welch / one-sample t"
-    test = f"IUT {kinds} one-sided ({'; '.join(designs)})"
-    refused = [c.design.refused for c in comparisons if c.design.refused]
-    if refused:
-        test = f"none ({refused[0]})"
-    target = f" by {_g(leads[runner])}" if leads[runner] else ""
-    text = (
-        f"runner-up {_label(refs[runner])} ({_g(np.mean(others[runner]))}, n={len(others[runner])}) vs "
-        f"{_label(refs[-1])} ({_g(np.mean(expect))}, n={len(expect)}): lead {_g(lead, '+')}{target}"
-    )
-    ratio = None
-    if paper_leads:
-        ratios = [ahead[i] / paper_leads[i] for i in range(k)]
-        worst = min(range(k), key=lambda i: ratios[i])
-        low, high = (sign * b / paper_leads[worst] for b in comparisons[worst].interval(ALPHA))
-        ratio = (ratios[worst], min(low, high), max(low, high))
-    if any(not c.testable for c in comparisons):
-        return Outcome(lead, None, None, text, n, test, _untested(comparisons, refs), ratio)
-
-    def p_win(i):  # H1: expect leads cell i by more than leads[i]
-        c = comparisons[i]
-        return c.p_greater(leads[i]) if sign > 0 else c.p_less(-leads[i])
-
-    def p_lose(i):
-        c = comparisons[i]
-        return c.p_less(leads[i]) if sign > 0 else c.p_greater(-leads[i])
-
-    wins, loses = [p_win(i) for i in range(k)], [p_lose(i) for i in range(k)]
-    strongest, weakest = min(range(k), key=lambda i: loses[i]), max(range(k), key=lambda i: wins[i])
-    if weakest != runner:
-        text += f"; the largest p for is against {_label(refs[weakest])} ({_g(np.mean(others[weakest]))})"
-    short = f" less {_g(leads[strongest])}" if leads[strongest] else ""
-    against = (
-        f"{_label(refs[strongest])} ({_g(np.mean(others[strongest]))}, n={len(others[strongest])}) is "
-        f"{'larger' if sign > 0 else 'smaller'} than {_label(refs[-1])} ({_g(np.mean(expect))}, n={len(expect)})"
-        f"{short}: p={_fmt_p(loses[strongest])} x {k} cells (Bonferroni)"
-    )
-    return Outcome(lead, wins[weakest], min(1.0, k * loses[strongest]), text, n, test, "", ratio, against)
 
 
 def _comparisons(claim: dict, samples: list[list[float]], lookup_record: RecordLookup) -> list[Comparison]:
@@ -453,28 +228,6 @@ def _reported_values(claim: dict, reported: pd.DataFrame | None) -> list[float] 
     except ConfigError:
         return None
     return None if any(v is None for v in values) else values
-
-
-def cell_identity(ref: dict) -> str:
-    """Which of the paper's cells ``ref`` is, as written (see :func:`paper_cell_identity` for the paper's aliases)."""
-    return " | ".join(str(ref.get(k, "")) for k in ("table", "group", "row", "column"))
-
-
-def paper_cell_identity(paper: str):
-    """A function ref -> the paper's cell identity, where ``reported/same_cells.csv`` names cells of different tables
-    that are one run of the paper (SimCSE's Table 4 "entailment + hard neg." is Table 7's "Contradiction, alpha=1")."""
-    from sentemb.report.reported_consistency import load_same_cells
-
-    aliases = load_same_cells(paper)
-
-    def identify(ref: dict) -> str:
-        for _, alias in aliases.iterrows():
-            same = all(str(ref.get(k, "")) == alias[k] for k in ("table", "group", "row"))
-            if same and alias["column"] in ("*", str(ref.get("column", ""))):
-                return f"model {alias['model']} | {alias['as_column']}"
-        return cell_identity(ref)
-
-    return identify
 
 
 def _evidence(refs: list[dict], samples: list[list[float]], identify=cell_identity) -> tuple:
@@ -694,65 +447,3 @@ def _evidence_json(evidence: tuple) -> str:
     return json.dumps(
         [{"cell": label, "values": list(values), "run_ids": list(runs)} for label, values, runs, _ in evidence]
     )
-
-
-def from_reproduced(reproduced: pd.DataFrame) -> pd.DataFrame:
-    """A reproduced table (``report.reproduced.join``) in the reported keys, so claims can be evaluated on it.
-
-    ``reproduced`` (the mean over seeds) becomes ``value``; every other column is kept, so a ``values``
-    column (per-seed values joined by ";") makes :func:`evaluate` test the claims over seeds."""
-    out = reproduced.rename(columns={"reproduced": "value"}).copy()
-    out["row"] = out["reported_row"]
-    out["group"] = out["reported_group"]
-    if "metric" not in out:
-        out["metric"] = ""
-    return out[out["row"].fillna("") != ""]
-
-
-def for_csv(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """The verdicts as written to ``claims.csv``: p-values in 3 significant digits (``%.4f`` showed p = 2.31e-05 as
-    0.0000)."""
-    out = verdicts.copy()
-    for column in ("p_value", "p_adjusted", "size_p_value", "size_p_adjusted"):
-        if column in out:
-            out[column] = [_fmt_p(p) if pd.notna(p) else "" for p in out[column]]
-    return out
-
-
-def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[str]:
-    """The verdicts as a Markdown table for a README: the direction verdict (effect, raw and adjusted p, n, test) and
-    the size verdict (the effect it asks for, its status, the reproduced/paper ratio and adjusted p); then the
-    claims this profile cannot separate (the same runs as another claim)."""
-    lines = [
-        "| claim | direction | effect | p (adjusted) | n | test | size (target) | reproduced / paper "
-        "| size p (adjusted) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-
-    def number(x, fmt):
-        return format(float(x), fmt) if pd.notna(x) and x != "" else "–"
-
-    def p_pair(raw, adjusted):
-        return "–" if not (pd.notna(raw) and raw != "") else f"{number(raw, '.3g')} ({number(adjusted, '.3g')})"
-
-    same = []
-    for _, c in verdicts.iterrows():
-        if skip_not_run and c["status"] == "not run":
-            continue
-        if c["status"] == "same runs":
-            same.append(f"{c['claim']} (same runs as {c['same_runs_as']})")
-            continue
-        size = c.get("size_status", "no size")
-        if pd.notna(c.get("size_target")) and c.get("size_target") != "":
-            size = f"{size} ({number(c['size_target'], '+.2f')})"
-        ratio = "–"
-        if pd.notna(c.get("size_ratio")) and c.get("size_ratio") != "":
-            ratio = f"{number(c['size_ratio'], '.2f')} [{number(c['size_ratio_low'], '.2f')}, "
-            ratio += f"{number(c['size_ratio_high'], '.2f')}]"
-        lines.append(
-            f"| {c['claim']} | {c['status']} | {number(c['effect'], '+.2f')} | {p_pair(c['p_value'], c['p_adjusted'])} "
-            f"| {c['n']} | {c['test']} | {size} | {ratio} | {p_pair(c.get('size_p_value'), c.get('size_p_adjusted'))} |"
-        )
-    if same:
-        lines += ["", f"Not separable on this profile's backbone (no verdict of their own): {'; '.join(same)}."]
-    return lines

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from sentemb.atomic import atomic_write
-from sentemb.report.claims import for_csv
+from sentemb.report.claims_table import for_csv
 from sentemb.report.reproduced import mean_std
 
 
