@@ -160,7 +160,7 @@ def test_the_claims_that_cannot_be_tested_offline_are_not_run_with_their_reason(
 
 
 def test_figure2_is_eq3(tmp_path, monkeypatch):
-    paths = report.figure2("smoke")
+    paths = report.figure2("smoke", tmp_path)
     assert {p.suffix for p in paths} == {".png", ".pdf"} and all(p.stat().st_size > 5000 for p in paths)
     assert tn_surface(1.0, 1.0) == 0.0 and tn_surface(2.0, -1.0) == pytest.approx(1.0)
 
@@ -189,7 +189,7 @@ def test_every_table4_row_runs_every_headline_seed():
     assert len(grid("small")["tncse_lr_paper"]) == 1
 
 
-def test_figure4_is_the_same_bytes_at_every_execution():
+def test_figure4_is_the_same_bytes_at_every_execution(tmp_path):
     """Seaborn jitters strip plots with numpy's global RNG: a jittered Figure 4 changed at every notebook run."""
     import pandas as pd
 
@@ -205,6 +205,6 @@ def test_figure4_is_the_same_bytes_at_every_execution():
     ]
     table1 = pd.DataFrame(rows)
     png = lambda paths: next(p for p in paths if p.suffix == ".png").read_bytes()  # noqa: E731
-    first = png(report.figure4(table1, "smoke"))
+    first = png(report.figure4(table1, "smoke", tmp_path))
     np.random.seed(None)  # whatever the global RNG holds
-    assert png(report.figure4(table1, "smoke")) == first
+    assert png(report.figure4(table1, "smoke", tmp_path)) == first

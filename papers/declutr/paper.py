@@ -132,4 +132,5 @@ class DeCLUTR(Paper):
             (report.figure3, points["run"].isin(list(experiments.FIGURE3_RUNS)).any()),
             (report.figureS1, points["run"].str.startswith(("proj_", "xbm_")).any()),
         ]
-        return [path for figure, has_points in drawn if has_points for path in figure(points, profile)]
+        folder = self.output_dirs(profile)[1]
+        return [path for figure, has_points in drawn if has_points for path in figure(points, profile, folder)]

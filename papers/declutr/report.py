@@ -21,7 +21,6 @@ from papers.declutr.experiments import (
     FIGURES1_PROJECTIONS,
     figure2_run,
 )
-from sentemb import settings
 from sentemb.models.backbone import MINILM, RAW_BERT
 from sentemb.paper import reported_cell
 from sentemb.plots import style
@@ -361,10 +360,10 @@ def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
 # -- figures --------------------------------------------------------------------------------------------------------
 
 
-def _save(fig, name: str, profile, points: pd.DataFrame) -> list[Path]:
-    """Saved with a caption naming the profile, its substitutes, the score, and where the points' run ids are."""
+def _save(fig, name: str, profile, folder: Path, points: pd.DataFrame) -> list[Path]:
+    """Saved in ``folder`` with a caption naming the profile, its substitutes, the score, and where the points' run
+    ids are."""
     profile = get_profile(profile)
-    folder = settings.paper_output_dirs(PAPER, profile.name)[1]
     fig.tight_layout()
     return style.save(
         fig,
@@ -394,7 +393,7 @@ def _untrained_line(axes, points: pd.DataFrame) -> None:
         ax.axhline(base["dev_score"].iloc[0], color="0.4", linestyle=":", label="not trained")
 
 
-def figure2(points: pd.DataFrame, profile: str) -> list[Path]:
+def figure2(points: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
     """Figure 2: the dev score over the A x P x tau grid by A (a) and by P (b), and by positive view (c)."""
     grid_points = points[
         points["run"].isin(
@@ -445,10 +444,10 @@ def figure2(points: pd.DataFrame, profile: str) -> list[Path]:
     ):
         ax.set(title=title, xlabel=label)
     fig.suptitle("Figure 2: span sampling (one seed per point; NT-Xent in its exact form, Eq. 2)")
-    return _save(fig, "figure2_sampling", profile, pd.concat([grid_points, views]))
+    return _save(fig, "figure2_sampling", profile, folder, pd.concat([grid_points, views]))
 
 
-def figure3(points: pd.DataFrame, profile: str) -> list[Path]:
+def figure3(points: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
     """Figure 3: the dev score of contrastive only, MLM only and both against the share of the training steps."""
     shares = points[points["run"].isin(list(FIGURE3_RUNS))]
     sns, fig, ax = _styled_figure(1, (5.2, 3.6))
@@ -460,10 +459,10 @@ def figure3(points: pd.DataFrame, profile: str) -> list[Path]:
         ylabel="STS-B dev Spearman x 100",
         title="Figure 3: objective and training-set size (one model size)",
     )
-    return _save(fig, "figure3_objective_size", profile, shares)
+    return _save(fig, "figure3_objective_size", profile, folder, shares)
 
 
-def figureS1(points: pd.DataFrame, profile: str) -> list[Path]:
+def figureS1(points: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
     """Figure S1: (a) projection heads by output width, against none; (b) memory banks by queue size per tau."""
     heads = points[points["run"].str.startswith("proj_")]
     banks = points[points["run"].str.startswith("xbm_")]
@@ -483,7 +482,7 @@ def figureS1(points: pd.DataFrame, profile: str) -> list[Path]:
     )
     axes[1].set(xlabel="queue size", title=f"(b) memory bank, tau in {FIGURES1_MEMORY['temperature']}")
     fig.suptitle("Figure S1 (one seed per point)")
-    return _save(fig, "figureS1_projection_memory", profile, pd.concat([heads, banks, base]))
+    return _save(fig, "figureS1_projection_memory", profile, folder, pd.concat([heads, banks, base]))
 
 
 def _markdown_table(header: list[str], rows: list) -> list[str]:

@@ -187,7 +187,7 @@ class SimCSEpp(Paper):
 
     def figures(self, records, derived_records, profile):
         """Figure 1 (Table 5's sweeps are drawn next to the table, :func:`report.table5_figure`)."""
-        return report.figure1(records, get_profile(profile).name)
+        return report.figure1(records, get_profile(profile).name, self.output_dirs(profile)[1])
 
     @staticmethod
     def wide(table, aggregation=("all", ""), index=("row",), column="column"):

@@ -239,9 +239,8 @@ def table7(derived_records: dict[str, dict]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def figure1(records: dict[str, list[dict]], profile: str) -> list[Path]:
+def figure1(records: dict[str, list[dict]], profile: str, folder: Path) -> list[Path]:
     """Figure 1: alignment/uniformity (STS-B) of the Table 3 models, seed 42 (the tables hold every seed)."""
-    _, folder = settings.paper_output_dirs(PAPER, profile)
     points = {}
     for name in HEADLINE:
         record = records[name][0]

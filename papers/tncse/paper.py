@@ -174,12 +174,12 @@ class TNCSE(Paper):
 
     def figures(self, records, derived_records, profile):
         """Figures 4, 2, 5 and 6 (the notebook's order), from the records and Figure 5's derived record."""
-        profile = get_profile(profile).name
+        profile, folder = get_profile(profile).name, self.output_dirs(profile)[1]
         return [
-            *report.figure4(report.table1(records), profile),
-            *report.figure2(profile),
-            *report.figure5(report.figure5_table(derived_records), profile),
-            *report.figure6(records, profile),
+            *report.figure4(report.table1(records), profile, folder),
+            *report.figure2(profile, folder),
+            *report.figure5(report.figure5_table(derived_records), profile, folder),
+            *report.figure6(records, profile, folder),
         ]
 
     def coverage(self, records=None, derived_records=None):

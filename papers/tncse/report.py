@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from papers.tncse.experiments import TABLE4, table4_run
-from sentemb import settings
 from sentemb.objectives.tensor_norm import tn_surface
 from sentemb.paper import reported_cell
 from sentemb.plots import geometry, style
@@ -227,12 +226,11 @@ def table2_summary(t2: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def figure2(profile: str) -> list[Path]:
+def figure2(profile: str, folder: Path) -> list[Path]:
     """Figure 2: l_TN(k, t) of Eq. 3 over k in (0, 3] and t in [-1, 1] (analytic; no run involved)."""
     import matplotlib.pyplot as plt
 
     style.apply()
-    folder = settings.paper_output_dirs(PAPER, profile)[1]
     k, t = np.meshgrid(np.linspace(0.02, 3.0, 150), np.linspace(-1.0, 1.0, 150))
     fig = plt.figure(figsize=(5.6, 4.4))
     ax = fig.add_subplot(projection="3d")
@@ -249,7 +247,7 @@ def figure2(profile: str) -> list[Path]:
     )
 
 
-def figure4(table1_frame: pd.DataFrame, profile: str) -> list[Path]:
+def figure4(table1_frame: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
     """Figure 4: the 7-STS average of every seed of SimCSE, the untrained pair and TNCSE (seaborn), with the
     one-sided Welch test of TNCSE against SimCSE."""
     import matplotlib.pyplot as plt
@@ -257,7 +255,6 @@ def figure4(table1_frame: pd.DataFrame, profile: str) -> list[Path]:
     from scipy import stats
 
     style.apply()
-    folder = settings.paper_output_dirs(PAPER, profile)[1]
     avg = table1_frame[table1_frame["column"] == "Avg."]
     points = [
         {"model": r["row"], "seed": int(s), "7 STS avg.": float(v)}
@@ -294,12 +291,11 @@ def figure5_table(derived_records: dict[str, dict]) -> pd.DataFrame:
     return pd.DataFrame([{**row, "run_id": d["run_id"], "derived_id": d["derived_id"]} for row in d["result"]["rows"]])
 
 
-def figure5(table: pd.DataFrame, profile: str) -> list[Path]:
+def figure5(table: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
     """Figure 5: bars = mean [CLS] norm of the last hidden state, line = STS-B dev, per number of removed LayerNorms."""
     import matplotlib.pyplot as plt
 
     style.apply()
-    folder = settings.paper_output_dirs(PAPER, profile)[1]
     fig, ax = plt.subplots(figsize=(5.6, 3.6))
     ax.bar(table["removed_layernorms"], table["mean_cls_norm"], color=style.PALETTE[0], alpha=0.7)
     ax.set_xlabel("last LayerNorms removed")
@@ -317,9 +313,8 @@ def figure5(table: pd.DataFrame, profile: str) -> list[Path]:
     )
 
 
-def figure6(records: dict[str, list[dict]], profile: str) -> list[Path]:
+def figure6(records: dict[str, list[dict]], profile: str, folder: Path) -> list[Path]:
     """Figure 6: alignment/uniformity (STS-B) of the trained and ensembled rows, seed 42, coloured by 7-STS avg."""
-    folder = settings.paper_output_dirs(PAPER, profile)[1]
     labels = {
         "simcse": "SimCSE",
         "ensemble": "untrained pair",

@@ -132,11 +132,14 @@ def model_card(name: str, record: dict) -> str:
             "",
             "## Re-create",
             "```",
-            f"SENTEMB_DATA=../shared/datasets {record['command']} --publish {name}",
+            f"{record['command']} --publish {name}",
             "```",
-            "On one GPU (bf16 autocast); on CPUs the same command runs in fp32, far slower. The run id "
-            f"`{record['run_id']}` is the settings' hash; `benchmarks/gpu_pretrain.py` runs it on a GPU machine "
-            "(choosing the learning rate among a few by this loss; its summary is in `benchmarks/results/`).",
+            f"Made on {prov['device']} with `--precision {config.get('precision', 'bf16')}`. The training text "
+            "ships with the archive under `data/` (CC BY-SA; `data/ATTRIBUTION.md`), so the command needs no data "
+            "mirror; on a GPU or on CPUs with native bf16 (AMX, avx512_bf16) the same command runs under bf16 "
+            f"autocast, elsewhere use `--precision fp32`. The run id `{record['run_id']}` is the settings' hash; "
+            "`benchmarks/gpu_pretrain.py` runs such a command on a GPU machine (choosing the learning rate among a "
+            "few by this loss).",
             "",
         ]
     )
