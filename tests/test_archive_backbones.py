@@ -156,7 +156,7 @@ def test_the_gpu_script_runs_imports_and_publishes_at_tiny_scale(pretrain_cache,
 def test_every_committed_backbone_matches_its_manifest():
     committed = sorted(p for p in (settings.REPO_ROOT / "shared" / "models").glob("sentemb-*") if p.is_dir())
     if not committed:
-        pytest.skip("no backbone committed yet: the raw backbone's GPU pretraining has not run")
+        pytest.skip("no backbone committed yet")
     from sentemb.data.files import sha256_of
 
     for folder in committed:
@@ -164,6 +164,18 @@ def test_every_committed_backbone_matches_its_manifest():
         assert manifest["name"] == folder.name
         for name, sha in manifest["files"].items():
             assert sha256_of(folder / name) == sha, f"{folder.name}/{name}"
+        record = json.loads((folder / "record.json").read_text())
+        assert manifest["files"]["model.safetensors"] == record["weights_sha256"]  # the weights its record made
+
+
+def test_the_raw_backbone_is_committed_and_loads_as_an_encoder():
+    from sentemb.models.backbone import RAW_BERT
+
+    encoder = SentenceEncoder.from_name(RAW_BERT, "avg")  # checks every file against MANIFEST.json
+    config = encoder.backbone.config
+    assert (config.num_hidden_layers, config.hidden_size) == (4, 256)
+    vectors = encoder.encode(["A man is playing a guitar.", "The stock market fell sharply."], batch_size=2)
+    assert vectors.shape == (2, 256) and torch.isfinite(torch.as_tensor(vectors)).all()
 
 
 @needs_mirror
