@@ -167,7 +167,7 @@ TINY = [
 @needs_mirror
 @pytest.mark.slow
 def test_a_tiny_run_through_the_cli_writes_checkpoint_and_record_resumes_and_never_overwrites(
-    tmp_path, shared_cache, capsys
+    tmp_path, shared_cache, capsys, monkeypatch
 ):
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     assert cli.main([*TINY, "--out", str(whole)]) == 0
@@ -188,12 +188,20 @@ def test_a_tiny_run_through_the_cli_writes_checkpoint_and_record_resumes_and_nev
     assert "never overwritten" in capsys.readouterr().err
 
     config = PretrainConfig(size="tiny", steps=20, batch_size=8, lr=5e-3, warmup=2, eval_every=5, heldout_sequences=16)
+    from sentemb.runs import provenance
+
+    monkeypatch.setattr(provenance, "code_version", lambda: {"commit": "a" * 40, "dirty": False})
     assert pretrain(config, parts, stop_after=8) is None  # as if interrupted between two evaluations
     assert (parts / "state.pt").is_file() and not (parts / "record.json").exists()
+    monkeypatch.setattr(provenance, "code_version", lambda: {"commit": "b" * 40, "dirty": True})  # committed since
     assert cli.main([*TINY, "--out", str(parts)]) == 0
     resumed = json.loads((parts / "record.json").read_text())
     assert resumed["heldout_loss"] == heldout and resumed["train_loss"] == train
     assert resumed["weights_sha256"] == record["weights_sha256"]
+    code = resumed["provenance"]  # the code the run started with, and each process's
+    assert (code["commit"], code["dirty"]) == ("a" * 40, True)
+    assert [(p["from_step"], p["commit"]) for p in code["processes"]] == [(0, "a" * 40), (8, "b" * 40)]
+    assert code["started_utc"] == code["processes"][0]["started_utc"]
 
 
 def test_settings_refuse_an_unknown_precision_or_dropout_and_the_command_spells_them_out():

@@ -17,6 +17,7 @@ versions, commit, wall time, the command), written last: a directory with a reco
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import time
@@ -98,6 +99,7 @@ class PretrainState:
     best: dict  # {"step", "loss", "weights": a CPU copy}
     window: list = field(default_factory=list)  # the step losses since the last evaluation (tensors or floats)
     elapsed_s: float = 0.0
+    processes: list = field(default_factory=list)  # each process that trained: from_step, started_utc, commit, dirty
 
     @classmethod
     def fresh(cls, model: transformers.BertForMaskedLM, heldout_loss: float) -> PretrainState:
@@ -117,7 +119,8 @@ class PretrainState:
         model.load_state_dict(saved["model"])
         optimization.load_state_dict(saved)
         set_rng_state(saved["rng"], optimization.device)
-        return cls(saved["step"], saved["curves"], saved["best"], saved["window"], saved["elapsed_s"])
+        processes = saved.get("processes", [])  # a state saved before processes were kept: unknown
+        return cls(saved["step"], saved["curves"], saved["best"], saved["window"], saved["elapsed_s"], processes)
 
     def seconds(self, started: float) -> float:
         return self.elapsed_s + time.perf_counter() - started
@@ -149,6 +152,7 @@ class PretrainState:
             "best": self.best,
             "window": [float(w) for w in self.window],
             "elapsed_s": self.seconds(started),
+            "processes": self.processes,
         }
         atomic_write(path, lambda tmp: torch.save(saved, tmp))
 
@@ -211,6 +215,8 @@ def pretrain(
         state = PretrainState.fresh(model, heldout.loss(model))
     else:
         print(f"[pretrain] resuming {directory} at step {state.step} of {config.steps}")
+    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    state.processes.append({"from_step": state.step, "started_utc": now, **provenance.code_version()})
 
     started = time.perf_counter()
     model.train()
@@ -271,6 +277,22 @@ def finish(setup: Setup, state: PretrainState, model: transformers.BertForMasked
         "tokenizer": {"source": setup.tokenizer_source, "vocabulary_sha256": vocabulary_sha256(tokenizer)},
         "wall_seconds": wall,
         "weights_sha256": sha256_of(model_dir / "model.safetensors"),
-        "provenance": provenance.collect(setup.device),
+        "provenance": code_provenance(provenance.collect(setup.device), state.processes),
         "command": config.command(str(setup.out) if setup.out else None),
+    }
+
+
+def code_provenance(collected: dict, processes: list[dict]) -> dict:
+    """The record's provenance: the environment as ``collected`` at the end, the code as it was when the run
+    started (its first process's commit and start time; dirty when any process ran modified code, None when one
+    could not tell) and every process that trained it (``processes``: a resumed run names each one's code)."""
+    if not processes or processes[0]["from_step"] != 0:  # resumed from a state saved before processes were kept
+        return {**collected, "commit": None, "dirty": None, "started_utc": None, "processes": processes}
+    dirty = [p["dirty"] for p in processes]
+    return {
+        **collected,
+        "commit": processes[0]["commit"],
+        "dirty": None if None in dirty else any(dirty),
+        "started_utc": processes[0]["started_utc"],
+        "processes": processes,
     }

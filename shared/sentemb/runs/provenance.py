@@ -67,11 +67,16 @@ def package_versions(names=PACKAGES) -> dict[str, str | None]:
     return versions
 
 
+def code_version() -> dict:
+    """The code this process runs now: HEAD (``$SENTEMB_COMMIT`` without git) and whether tracked code differs from
+    it. Taken when a computation starts: a commit made while it runs is not the code it ran."""
+    return {"commit": _git("rev-parse", "HEAD") or os.environ.get("SENTEMB_COMMIT") or None, "dirty": code_is_dirty()}
+
+
 def collect(device: torch.device) -> dict:
     versions = package_versions()
     return {
-        "commit": _git("rev-parse", "HEAD") or os.environ.get("SENTEMB_COMMIT") or None,
-        "dirty": code_is_dirty(),
+        **code_version(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "packages": versions,
