@@ -108,8 +108,8 @@ def kernel_threads(profile: str):
     """The kernel papermill starts gets the profile's ``torch_threads`` (smoke: 1; through ``OMP_NUM_THREADS``, which
     torch reads when the kernel imports it), unless this process's environment sets it; the environment is restored
     once the notebook has run."""
-    threads = get_profile(profile).torch_threads
-    if threads is None or os.environ.get("OMP_NUM_THREADS", "").strip():
+    threads = get_profile(profile).threads_to_set()
+    if threads is None:
         yield
         return
     os.environ["OMP_NUM_THREADS"] = str(threads)

@@ -21,6 +21,7 @@ store (``benchmarks/bench_smoke_from_empty.py``); the other profiles evaluate on
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -123,6 +124,14 @@ class Profile:
     def runs_all_rows(self, extended: bool) -> bool:
         """Whether the rows (and analyses) kept outside the budget run: always, unless budgeted without --extended."""
         return extended or not self.budgeted
+
+    def threads_to_set(self, chosen: int | None = None) -> int | None:
+        """The torch CPU threads a process on this profile sets: its ``torch_threads``, unless ``chosen``
+        (``--threads``) or ``OMP_NUM_THREADS`` already chose them, or the profile leaves them to torch (None: set
+        nothing). The command line sets them in its process, a notebook's kernel through ``OMP_NUM_THREADS``."""
+        if self.torch_threads is None or chosen or os.environ.get("OMP_NUM_THREADS", "").strip():
+            return None
+        return self.torch_threads
 
     def seeds(self, headline: bool) -> tuple[int, ...]:
         return SEEDS[: self.headline_seeds] if headline else SEEDS[:1]

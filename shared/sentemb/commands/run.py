@@ -27,14 +27,12 @@ def _profile_threads(profile: str, chosen: int | None):
     """Torch's CPU threads for a command on ``profile``: its ``torch_threads`` (smoke: 1), unless ``--threads``
     (``chosen``) or ``OMP_NUM_THREADS`` chose them; the earlier count comes back afterwards. Side-by-side workers
     share them out (``--jobs``)."""
-    import os
-
     import torch
 
     from sentemb.profiles import get_profile
 
-    wanted = get_profile(profile).torch_threads
-    if wanted is None or chosen or os.environ.get("OMP_NUM_THREADS", "").strip():
+    wanted = get_profile(profile).threads_to_set(chosen)
+    if wanted is None:
         yield
         return
     before = torch.get_num_threads()
