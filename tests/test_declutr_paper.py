@@ -17,7 +17,7 @@ from papers.declutr.experiments import (
     STEPS,
     paper_grid,
 )
-from sentemb.paper import get_paper
+from sentemb.paper import Build, get_paper
 from sentemb.profiles import get_profile
 from sentemb.report.claim_cells import load_claims
 from sentemb.runs import execute
@@ -241,15 +241,16 @@ def test_the_figures_claims_rest_on_their_grid_points():
     assert len(cells.loc[("Figure S1", "memory bank"), "values"].split(";")) == 12
     assert cells.loc[("Figure S1", "no memory bank"), "value"] == pytest.approx(86.1)  # the headline's 3 seeds
     empty = pd.DataFrame()
-    verdicts = DECLUTR.claims({"table1": empty}, records).set_index("claim")
+    verdicts = DECLUTR.claims(Build("declutr", "smoke", records=records, tables={"table1": empty}))
+    verdicts = verdicts.set_index("claim")
     assert verdicts.loc["multiple-anchors-help", "status"] == "holds"
     assert verdicts.loc["memory-bank-hurts", "status"] == "holds"
     assert verdicts.loc["nonlinear-projection-head-marginal-gain", "status"] == "fails"
     assert verdicts.loc["adjacent-and-subsumed-views-best", "status"] == "inconclusive"  # one seed per view
     assert verdicts.loc["declutr-base-boosts-downstream", "status"] == "not run"
     del records["xbm_512_t0.05"]
-    verdicts = DECLUTR.claims({"table1": empty}, records).set_index("claim")
-    assert verdicts.loc["memory-bank-hurts", "status"] == "not run"
+    verdicts = DECLUTR.claims(Build("declutr", "smoke", records=records, tables={"table1": empty}))
+    assert verdicts.set_index("claim").loc["memory-bank-hurts", "status"] == "not run"
 
 
 def test_a_profile_object_gives_its_names_grid_and_the_untestable_claims_are_the_papers():
@@ -270,8 +271,10 @@ def test_a_figure_is_drawn_only_where_its_grid_points_have_records():
     for name, score in (("transformer", 0.80), ("declutr", 0.85)):
         spec = specs[name][0].as_dict()
         records[name] = [{"run_id": specs[name][0].run_id, "spec": spec, "metrics": {"stsb_dev_spearman": score}}]
-    assert [path.name for path in DECLUTR.figures(records, {}, "smoke")] == [
-        "figure2_sampling.png",
-        "figure2_sampling.pdf",
-    ]
-    assert DECLUTR.figures({name: [] for name in specs}, {}, "smoke") == []
+
+    def drawn(records):
+        tables = {"figures": report.figure_points(records)}
+        return [path.name for path in DECLUTR.figures(Build("declutr", "smoke", records=records, tables=tables))]
+
+    assert drawn(records) == ["figure2_sampling.png", "figure2_sampling.pdf"]
+    assert drawn({name: [] for name in specs}) == []

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
+import sys
 
+import pandas as pd
 import pytest
 from conftest import mirror
 
@@ -39,21 +42,73 @@ def no_data(isolated_outputs, monkeypatch):
     return reads
 
 
+ARCHIVE_CODE = re.compile(r"/(papers|shared/sentemb)/")
+
+
+class StageWatch:
+    """Wraps a paper's stage hooks (on the instance, undone by ``monkeypatch``) to count their calls and, during the
+    ``tables`` and ``figures`` hooks, to trace every Python call (``sys.setprofile``): which functions made the
+    tables ``build.tables`` holds (returned the very object), and which functions the figures called."""
+
+    TRACED = ("tables", "figures")
+
+    def __init__(self, paper, monkeypatch):
+        self.calls = {hook: 0 for hook in ("collect", "derived", "tables", "figures")}
+        self.called: dict[str, set] = {hook: set() for hook in self.TRACED}
+        self.returned: list[tuple] = []  # (code, frame) held, so that no object's id is reused while we compare
+        for hook in self.calls:
+            monkeypatch.setattr(paper, hook, self.wrap(hook, getattr(paper, hook)))
+
+    def wrap(self, hook, method):
+        def wrapped(build):
+            self.calls[hook] += 1
+            if hook not in self.TRACED:
+                return method(build)
+
+            def profile(frame, event, arg):
+                if event == "call":
+                    self.called[hook].add(frame.f_code)
+                elif event == "return" and hook == "tables" and isinstance(arg, pd.DataFrame):
+                    self.returned.append((frame.f_code, arg))
+
+            sys.setprofile(profile)
+            try:
+                return method(build)
+            finally:
+                sys.setprofile(None)
+
+        return wrapped
+
+    def table_makers(self, tables: dict) -> set:
+        """The archive's functions (``papers/``, ``shared/sentemb/``; not pandas') that returned a table of ``tables``,
+        the hook's own code aside."""
+        held = [t for t in tables.values() if isinstance(t, pd.DataFrame)]
+        return {
+            code
+            for code, frame in self.returned
+            if any(frame is t for t in held) and code.co_name != "tables" and ARCHIVE_CODE.search(code.co_filename)
+        }
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(registry()))
-def test_every_hook_runs_over_the_committed_records_without_data(name, no_data):
-    """collect, derived, tables (with the claims), figures: as the notebook calls them, nothing trains, no data read;
-    and every table equals the committed CSV (the records alone determine it)."""
+def test_every_hook_runs_over_the_committed_records_without_data(name, no_data, monkeypatch):
+    """``Paper.build`` as the notebook calls it: nothing trains, no data read, every table equals the committed CSV (the
+    records alone determine it); and the contract that no hook recomputes another's output: each stage runs once, and
+    the figures call none of the functions that made the tables (they read ``build.tables``)."""
     paper = registry()[name]
-    records = paper.collect("small", run_missing=False, extended=False, progress=False)
-    derived = paper.derived(records, "small", run_missing=False, extended=False)
-    tables = paper.write_tables(records, derived, "small")
-    paper.figures(records, derived, "small")
+    watch = StageWatch(paper, monkeypatch)
+    built = paper.build("small", run_missing=False, extended=False)
     assert no_data == []
-    written, committed = paper.output_dirs("small")[0], settings.REPO_ROOT / "results" / name / "small"
+    assert watch.calls == {"collect": 1, "derived": 1, "tables": 1, "figures": 1}
+    makers = watch.table_makers(built.tables)
+    assert makers, "no function was seen making a table: the trace is broken"
+    again = {f"{code.co_filename}:{code.co_name}" for code in makers & watch.called["figures"]}
+    assert not again, f"{name}: the figures recompute tables instead of reading build.tables: {sorted(again)}"
+    written, committed = built.results_dir, settings.REPO_ROOT / "results" / name / "small"
     for path in sorted(written.glob("*.csv")):
         assert path.read_bytes() == (committed / path.name).read_bytes(), f"{name}: {path.name} differs"
-    assert tables
+    assert built.tables and all(path.is_file() for path in built.figures)
 
 
 def test_shipped_training_text_is_the_registered_bytes():

@@ -16,7 +16,7 @@ from papers.noncontrastive import experiments as ex
 from papers.noncontrastive import report
 from papers.simcse.experiments import grid as simcse_grid
 from sentemb import settings
-from sentemb.paper import get_paper
+from sentemb.paper import Build, get_paper
 from sentemb.runs import mteb_geometry_records
 from sentemb.runs.execute import NotRun
 
@@ -210,7 +210,7 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
         return {"run_id": record["run_id"], "derived_id": "d" + record["run_id"], "result": {}}
 
     monkeypatch.setattr(mteb_geometry_records, "mteb_and_geometry", fake)
-    derived = PAPER.derived(records, "small", run_missing=True, extended=False)
+    derived = PAPER.derived(Build("noncontrastive", "small", run_missing=True, records=records))
     assert {rid for rid, _ in calls} == {"b", "r42", "r43", "r44"} and not any(compute for _, compute in calls)
     assert [d["run_id"] for d in derived[headline]] == ["r42", "r44"]
     missing = report.derived_not_run(records, derived)
@@ -218,7 +218,7 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
     assert "--extended" in missing["status"].iloc[0]
     assert report._run_of(derived[headline][1], records[headline])["spec"]["seed"] == 44
     calls.clear()
-    derived = PAPER.derived(records, "small", run_missing=True, extended=True)
+    derived = PAPER.derived(Build("noncontrastive", "small", run_missing=True, extended=True, records=records))
     assert all(compute for _, compute in calls) and len(derived[headline]) == 3
     assert report.derived_not_run(records, derived).empty
     for profile, run_missing, extended, computes in (
@@ -228,17 +228,17 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
         ("full", False, False, False),
     ):
         calls.clear()
-        PAPER.derived(records, profile, run_missing=run_missing, extended=extended)
+        PAPER.derived(Build("noncontrastive", profile, run_missing, extended, records=records))
         assert calls and all(compute is computes for _, compute in calls)
 
 
 def test_the_cells_without_trials_are_listed_with_why():
-    """A budgeted profile's unscanned cells wait for --extended; the profile is read from the records when not given."""
+    """A budgeted profile's unscanned cells wait for --extended; an unbudgeted one's are the cells it does not scan."""
     records = {"bt/dropout_0.1/0": [{"profile": "small"}], "bt/shuffle_0.3/0": [], "simcse": []}
-    missing = PAPER.not_run(records)
+    missing = PAPER.not_run(Build("noncontrastive", "small", records=records))
     assert len(missing) == len(ex.TABLE1_CELLS) - 1 and "dropout 0.1" not in set(missing["cell"])
     assert set(missing["status"]) == {PAPER.not_run_reason} and "--extended" in PAPER.not_run_reason
-    smoke = PAPER.not_run({}, "smoke")
+    smoke = PAPER.not_run(Build("noncontrastive", "smoke"))
     assert set(smoke["cell"]) == {ex.cell_label(*c) for c in set(ex.TABLE1_CELLS) - set(ex.SMOKE_CELLS)}
     assert smoke["status"].str.startswith("not run: the smoke profile scans").all()
 

@@ -42,7 +42,7 @@ def test_an_unknown_paper_is_a_clear_error():
 def test_metadata_hooks_and_folder(name):
     paper = get_paper(name)
     assert paper.name == name and paper.title and paper.citation and paper.official_code
-    for hook in (*HOOKS, "derived", "figures", "not_run", "collect", "write_tables"):  # the base's signatures
+    for hook in (*HOOKS, "derived", "figures", "not_run", "collect", "write_tables", "coverage", "build"):  # the base's
         mine, base = (inspect.signature(getattr(cls, hook)).parameters for cls in (type(paper), Paper))
         assert [(p.name, p.default) for p in mine.values()] == [(p.name, p.default) for p in base.values()], hook
     folder = settings.REPO_ROOT / "papers" / name
@@ -57,8 +57,9 @@ def test_the_notebook_calls_the_paper_through_the_contract(name):
     notebook = nbformat.read(settings.REPO_ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
     source = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
     assert f'get_paper("{name}")' in source
-    for call in ("paper.collect(", "paper.write_tables("):
-        assert call in source, call
+    assert source.count("paper.build(") == 1, "a notebook's set-up is one call: paper.build(profile, ...)"
+    for hook in ("collect", "derived", "tables", "write_tables", "figures"):  # Paper.build's stages, never again
+        assert f"paper.{hook}(" not in source, hook
 
 
 @pytest.mark.parametrize("name", REPRODUCED)

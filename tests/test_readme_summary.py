@@ -21,7 +21,7 @@ def test_committed_readme_blocks_are_the_committed_notebooks_summaries(paper):
 
 def _notebook(tmp_path, printed: str):
     nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("print(paper.summary(tables))")
+    cell = nbformat.v4.new_code_cell("print(paper.summary(built))")
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)]
     nb.cells = [nbformat.v4.new_code_cell("x = 1"), cell]
     path = tmp_path / "p.ipynb"

@@ -6,7 +6,7 @@ import pytest
 
 from papers.simcse import experiments as ex
 from papers.simcse import report
-from sentemb.paper import get_paper
+from sentemb.paper import Build, get_paper
 
 PAPER = get_paper("simcse")
 
@@ -260,11 +260,11 @@ def test_not_run_names_rows_and_the_seeds_they_miss():
     records = {name: [_record(f"{name}{s.seed}", s.seed, 0.8) for s in specs] for name, specs in small.items()}
     records["unsup"] = records["unsup"][:1]
     records["crop_0.2"] = []
-    missing = PAPER.not_run(records, "small").set_index("run")
+    done = {"result": {"transfer": {"tasks": {"MR": {"devacc": 80.0, "acc": 79.0}}}}}  # every E.1 run has transfer
+    derived = {"transfer": {r["run_id"]: done for name in report.E1_ROWS for r in records.get(name, [])}}
+    missing = PAPER.not_run(Build("simcse", "small", records=records, derived=derived)).set_index("run")
     assert list(missing.index) == ["unsup", "crop_0.2"] and missing.loc["unsup", "missing_seeds"] == "43;44"
     assert missing.loc["crop_0.2", "status"] == PAPER.not_run_reason
-    without_profile = PAPER.not_run(records)  # the base's: the rows without any record
-    assert list(without_profile["run"]) == ["crop_0.2"] and list(without_profile.columns) == ["run", "status"]
 
 
 def test_not_run_names_the_e1_runs_without_transfer_results():
@@ -272,7 +272,7 @@ def test_not_run_names_the_e1_runs_without_transfer_results():
     records = {name: [_record(f"{name}{s.seed}", s.seed, 0.8) for s in specs] for name, specs in small.items()}
     sup42 = records["sup"][0]["run_id"]
     derived = {"transfer": {sup42: {"result": {"transfer": {"tasks": {"MR": {"devacc": 80.0, "acc": 79.0}}}}}}}
-    missing = PAPER.not_run(records, "small", derived).set_index("run")
+    missing = PAPER.not_run(Build("simcse", "small", records=records, derived=derived)).set_index("run")
     assert missing.loc["sup: Table E.1 transfer", "missing_seeds"] == "43;44"
     assert missing.loc["unsup: Table E.1 transfer", "missing_seeds"] == "42;43;44"
     assert "sup_mlm_0.1: Table E.1 transfer" in missing.index  # _record has no transfer of its own

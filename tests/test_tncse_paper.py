@@ -14,7 +14,7 @@ from sentemb import settings
 from sentemb.analysis.layernorm_removal import encoder_layernorms, layernorm_removal, without_last_layernorms
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.tensor_norm import tn_surface
-from sentemb.paper import get_paper
+from sentemb.paper import Build, get_paper
 from sentemb.profiles import get_profile
 
 PAPER = get_paper("tncse")
@@ -132,16 +132,19 @@ def test_an_item_whose_extended_rows_have_no_records_says_so():
     record = {"run_id": "x"}
     records = {name: [] for name in grid("smoke")}
     records.update(simcse=[record], ensemble=[record], tncse=[record], simcse_sickr=[record])
-    table = PAPER.coverage(records, {"mteb_simcse": {}}).set_index("item")
+    table = PAPER.coverage(Build("tncse", "smoke", records=records, derived={"mteb_simcse": {}})).set_index("item")
     why = table["where / why"]
     assert table.loc["Table 5", "status"] == "partly" and "tncse_single" in why["Table 5"]
     assert table.loc["Table 4", "status"] == "partly" and "loss_ictn" in why["Table 4"]
     assert table.loc["Table 2", "status"] == "partly" and "no records yet for tncse" in why["Table 2"]
     records.update(simcse_sickr=[], tncse_single=[])
-    assert PAPER.coverage(records, {}).set_index("item").loc["Table 5", "status"] == "not run"
+    assert (
+        PAPER.coverage(Build("tncse", "smoke", records=records)).set_index("item").loc["Table 5", "status"] == "not run"
+    )
     for name in records:
         records[name] = [record]
-    full = PAPER.coverage(records, {"mteb_simcse": {}, "mteb_tncse": {}}).set_index("item")
+    full = PAPER.coverage(Build("tncse", "smoke", records=records, derived={"mteb_simcse": {}, "mteb_tncse": {}}))
+    full = full.set_index("item")
     assert full.loc["Table 4", "status"] == PAPER.coverage_items["Table 4"][0]
 
 

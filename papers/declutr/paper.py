@@ -89,42 +89,44 @@ class DeCLUTR(Paper):
     def paper_grid(self):
         return experiments.paper_grid()
 
-    def derived(self, records, profile, run_missing=True, extended=False):
+    def derived(self, build):
         """Table S2's spans, drawn with the headline run's settings (its grid spec's when it has no record yet)."""
         from papers.declutr.span_examples import span_examples  # the run store's machinery: not for the CLI's import
         from sentemb.runs.execute import NotRun
 
-        if records.get("declutr"):
-            headline = records["declutr"][0]
+        if build.records.get("declutr"):
+            headline = build.records["declutr"][0]
         else:
-            spec = experiments.grid(profile)["declutr"][0]
+            spec = experiments.grid(build.profile.name)["declutr"][0]
             headline = {"run_id": spec.run_id, "profile": spec.profile, "spec": spec.as_dict()}
         try:
-            return {"tableS2": span_examples(headline, run_missing=run_missing)}
+            return {"tableS2": span_examples(headline, run_missing=build.run_missing)}
         except NotRun:
             return {}
 
-    def tables(self, records, derived_records, profile):
+    def tables(self, build):
+        records = build.records
         return {
             "table1": report.table1(records),
             "tableS3": report.tableS3(records),
             "tableS6": report.tableS6(records),
-            "tableS2": report.tableS2(derived_records),
+            "tableS2": report.tableS2(build.derived),
             "figures": report.figure_points(records),
         }
 
-    def claim_cells(self, tables, records):
+    def claim_cells(self, build):
         """DeCLUTR-small vs Transformer-small stand for our DeCLUTR run vs the backbone (Table 1); the figures'
         claims rest on their grid points (:func:`report.figure_cells`)."""
-        table1 = [] if tables["table1"].empty else [from_reproduced(tables["table1"])]
-        return pd.concat([*table1, report.figure_cells(records)], ignore_index=True)
+        table1 = [] if build.tables["table1"].empty else [from_reproduced(build.tables["table1"])]
+        return pd.concat([*table1, report.figure_cells(build.records)], ignore_index=True)
 
-    def summary(self, tables):
-        return report.markdown_summary(tables)
+    def summary(self, build):
+        return report.markdown_summary(build.tables)
 
-    def figures(self, records, derived_records, profile):
-        """Figures 2, 3 and S1, each where its grid points have records (Figure 2 also with only the backbone's)."""
-        points = report.figure_points(records)
+    def figures(self, build):
+        """Figures 2, 3 and S1 from the figures' table, each where its grid points have records (Figure 2 also with
+        only the backbone's)."""
+        points = build.tables["figures"]
         if points.empty:
             return []
         drawn = [
@@ -132,5 +134,5 @@ class DeCLUTR(Paper):
             (report.figure3, points["run"].isin(list(experiments.FIGURE3_RUNS)).any()),
             (report.figureS1, points["run"].str.startswith(("proj_", "xbm_")).any()),
         ]
-        folder = self.output_dirs(profile)[1]
+        profile, folder = build.profile.name, build.figures_dir
         return [path for figure, has_points in drawn if has_points for path in figure(points, profile, folder)]

@@ -16,7 +16,6 @@ from papers.noncontrastive import experiments as ex
 from papers.noncontrastive import report
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.paper import Paper, get_paper, reported_cell
-from sentemb.profiles import get_profile
 from sentemb.report.claims_table import from_reproduced, markdown_rows
 from sentemb.report.reproduced import mean_std
 from sentemb.runs import store
@@ -85,14 +84,14 @@ class NonContrastive(Paper):
     def grid(self, profile, extended=False):
         return ex.grid(profile, extended=extended)
 
-    def collect(self, profile, run_missing=True, extended=False, progress=True):
+    def collect(self, build):
         """The grid's records (name -> one per seed) and the backbone row's. With ``run_missing`` the grid is run to
         its fixed point first (scan trials, SMAC's next proposals, then the headline rows); without, a grid row
         without a record is an empty list."""
         from sentemb.runs.execute import ensure
         from sentemb.runs.fixed_point import run_to_fixed_point
 
-        profile = get_profile(profile).name
+        profile, run_missing, extended, progress = build.profile.name, build.run_missing, build.extended, build.progress
         if run_missing:
 
             def ask():
@@ -109,19 +108,21 @@ class NonContrastive(Paper):
         records[report.BACKBONE_ROW] = [ensure(backbone, run_missing=run_missing, progress=progress)]
         return records
 
-    def derived(self, records, profile, run_missing=True, extended=False):
+    def derived(self, build):
         """The MTEB + STS-B test geometry record of every seed of the headline rows and the backbone that has one;
         missing ones are computed with ``run_missing`` where the profile runs every row (small: ``extended``)."""
         from sentemb.runs import mteb_geometry_records
         from sentemb.runs.derived import derived_of_each
 
-        compute = run_missing and get_profile(profile).runs_all_rows(extended)
+        records = build.records
+        compute = build.run_missing and build.profile.runs_all_rows(build.extended)
         return {
             name: derived_of_each(records[name], mteb_geometry_records.mteb_and_geometry, compute)
             for name in report.headline_names(records)
         }
 
-    def tables(self, records, derived_records, profile):
+    def tables(self, build):
+        records, derived_records = build.records, build.derived
         trials = report.table1_trials(records)
         return {
             "table1": report.table1(trials),
@@ -132,8 +133,9 @@ class NonContrastive(Paper):
             "figure4_buckets": report.bucket_separation(derived_records),
         }
 
-    def claim_cells(self, tables, records):
+    def claim_cells(self, build):
         """Tables 1 and 6's reproduced cells, the MiniLM rows standing for the BERT and the RoBERTa blocks alike."""
+        tables = build.tables
         parts = [from_reproduced(tables[t]) for t in ("table1", "table6") if not tables[t].empty]
         reproduced = (
             pd.concat(parts, ignore_index=True)
@@ -156,8 +158,8 @@ class NonContrastive(Paper):
         """The claims the offline data cannot test (:func:`report.not_testable`: it depends on the mirror's tasks)."""
         return report.not_testable()
 
-    def summary(self, tables):
-        lines = []
+    def summary(self, build):
+        tables, lines = build.tables, []
         t6 = tables["table6"]
         if not t6.empty:
             lines += [
@@ -185,17 +187,16 @@ class NonContrastive(Paper):
         lines += [""] + markdown_rows(tables["claims"])
         return "\n".join(lines).strip()
 
-    def figures(self, records, derived_records, profile):
+    def figures(self, build):
         """Figure 1 (from the scan's trials, when there are some), then Figure 4."""
-        folder, name = self.output_dirs(profile)[1], get_profile(profile).name
-        trials = report.table1_trials(records)
+        folder, name, trials = build.figures_dir, build.profile.name, build.tables["table1_trials"]
         figure1 = [] if trials.empty else report.figure1(trials, name, folder)
-        return figure1 + report.figure4(derived_records, name, folder)
+        return figure1 + report.figure4(build.derived, name, folder)
 
-    def not_run(self, records, profile=None, derived_records=None):
+    def not_run(self, build):
         """The Table 1 cells without trials, with why (the headline runs without derived records:
         :func:`report.derived_not_run`)."""
-        profile = get_profile(profile or next(r["profile"] for runs in records.values() for r in runs))
+        records, profile = build.records, build.profile
         scanned = {ex.cell_label(*c) for c in ex.cells(profile.name, extended=False)}
         reason = (
             self.not_run_reason if profile.budgeted else f"not run: the {profile.name} profile scans {sorted(scanned)}"

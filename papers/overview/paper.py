@@ -14,7 +14,6 @@ from papers.overview import experiments, report
 from papers.overview.summary import markdown_summary
 from sentemb import settings
 from sentemb.paper import Paper
-from sentemb.profiles import get_profile
 
 
 class Overview(Paper):
@@ -28,17 +27,18 @@ class Overview(Paper):
     def grid(self, profile, extended=False):
         return experiments.grid(profile, extended=extended)
 
-    def derived(self, records, profile, run_missing=True, extended=False):
+    def derived(self, build):
         """The comparison's derived records, computed when missing only with ``extended`` (on every profile): without
         it the overview computes nothing of its own and reads the committed ones."""
         from papers.overview import analyses
 
-        return analyses.comparison_records(records, run_missing and extended)
+        return analyses.comparison_records(build.records, build.run_missing and build.extended)
 
-    def tables(self, records, derived_records, profile):
+    def tables(self, build):
         """The comparison, compute, coverage and claims tables (some empty, e.g. transfer and MTEB before their
         derived records exist, or the claims before the papers' tables)."""
-        profile, sts, kinds = get_profile(profile).name, derived_records["sts"], tuple(report.DERIVED_TASKS)
+        records, derived_records = build.records, build.derived
+        profile, sts, kinds = build.profile.name, derived_records["sts"], tuple(report.DERIVED_TASKS)
         pairs = [report.pairwise(report.sts_seeds(sts, a), "sts", a) for a in report.PROTOCOLS]
         pairs += [report.pairwise(report.derived_seeds(kind, derived_records[kind]), kind) for kind in kinds]
         tables = {
@@ -54,27 +54,28 @@ class Overview(Paper):
         }
         return tables
 
-    def write_tables(self, records, derived_records, profile):
-        """:meth:`tables`, each written to ``results/overview/<profile>/<table>.csv`` unless it has no rows."""
+    def write_tables(self, build):
+        """:meth:`tables`, each written to ``build.results_dir/<table>.csv`` unless it has no rows."""
         from sentemb.report.views import write_csv_tables
 
-        tables = self.tables(records, derived_records or {}, profile)
-        write_csv_tables(self.output_dirs(profile)[0], {k: v for k, v in tables.items() if not v.empty})
-        return tables
+        build.tables = self.tables(build)
+        write_csv_tables(build.results_dir, {k: v for k, v in build.tables.items() if not v.empty})
+        return build.tables
 
-    def claim_cells(self, tables, records):
+    def claim_cells(self, build):
         """No cells: the overview evaluates no claims of its own (it gathers the papers')."""
         return pd.DataFrame()
 
-    def summary(self, tables):
-        return markdown_summary(tables)
+    def summary(self, build):
+        return markdown_summary(build.tables)
 
-    def figures(self, records, derived_records, profile):
-        """The STS comparison and, where some pairs were tested, the pairwise heatmap."""
-        profile, sts = get_profile(profile).name, derived_records["sts"]
-        folder, pairs = self.output_dirs(profile)[1], report.pairwise(report.sts_seeds(sts, "all"), "sts", "all")
-        paths = report.figure_comparison(sts, profile, folder)
-        return paths + (report.figure_pairwise(pairs, profile, folder) if not pairs.empty else [])
+    def figures(self, build):
+        """The STS comparison (each seed, from the derived STS records) and, where some pairs were tested under
+        SimCSE's protocol, the pairwise heatmap of ``comparison_pairwise``."""
+        profile, folder, pairs = build.profile.name, build.figures_dir, build.tables["comparison_pairwise"]
+        paths = report.figure_comparison(build.derived["sts"], profile, folder)
+        tested = pairs[(pairs["evaluation"] == "sts") & (pairs["aggregation"] == "all")] if not pairs.empty else pairs
+        return paths + (report.figure_pairwise(tested, profile, folder) if not tested.empty else [])
 
     @staticmethod
     def wide(table, aggregation=("all", ""), index=("row",), column="column"):

@@ -9,7 +9,6 @@ import pandas as pd
 
 from papers.simcse import experiments, report
 from sentemb.paper import Paper
-from sentemb.profiles import get_profile
 from sentemb.report.claims_table import from_reproduced
 
 NOT_RUN_TRANSFER = (
@@ -128,14 +127,20 @@ class SimCSE(Paper):
     def paper_grid(self):
         return experiments.paper_grid()
 
-    def derived(self, records, profile, run_missing=True, extended=False):
+    def derived(self, build):
         from papers.simcse import analyses
 
         return analyses.derived(
-            records, profile, run_missing, extended, transfer_runs=report.E1_ROWS, retrieval_runs=report.TABLE8_MODELS
+            build.records,
+            build.profile.name,
+            build.run_missing,
+            build.extended,
+            transfer_runs=report.E1_ROWS,
+            retrieval_runs=report.TABLE8_MODELS,
         )
 
-    def tables(self, records, derived_records, profile):
+    def tables(self, build):
+        records, derived_records = build.records, build.derived
         tables = {
             "table5": report.table5(records),
             "table3": report.table3(records),
@@ -148,43 +153,41 @@ class SimCSE(Paper):
             "tablec1": report.table_c1(records, derived_records),
             "protocols": report.protocols(records, derived_records),
             "table8": report.table8(derived_records),
-            "tablea1": report.table_a1(records, profile),
+            "tablea1": report.table_a1(records, build.profile.name),
         }
         tables.update({stem: frame for stem, frame in optional.items() if not frame.empty})
         tables["levelling"] = report.levelling(tables["dev_curves"])
         return tables
 
-    def claim_cells(self, tables, records):
+    def claim_cells(self, build):
         stems = ["table5", "table3", *[report.csv_stem(t) for t in report.ABLATIONS], "tablee1"]
+        tables = build.tables
         return pd.concat([from_reproduced(tables[stem]) for stem in stems if stem in tables], ignore_index=True)
 
-    def summary(self, tables):
-        return report.markdown_summary(tables)
+    def summary(self, build):
+        return report.markdown_summary(build.tables)
 
-    def figures(self, records, derived_records, profile):
-        return report.figures(records, derived_records, get_profile(profile).name, self.output_dirs(profile)[1])
+    def figures(self, build):
+        return report.figures(build.records, build.derived, build.tables, build.profile.name, build.figures_dir)
 
-    def not_run(self, records, profile=None, derived_records=None):
-        """The rows without records; with ``profile``, also the rows that miss some of their seeds
-        (``missing_seeds``), and, with ``derived_records``, Table E.1's recorded runs without transfer results."""
-        if profile is None:
-            return super().not_run(records)
-        rows = []
-        for name, specs in self.grid(profile, extended=True).items():
+    def not_run(self, build):
+        """The rows that miss some of their seeds (``missing_seeds``), and Table E.1's recorded runs without transfer
+        results."""
+        records, rows = build.records, []
+        for name, specs in self.grid(build.profile, extended=True).items():
             have = {record["spec"]["seed"] for record in records.get(name, [])}
             missing = [spec.seed for spec in specs if spec.seed not in have]
             if missing:
                 rows.append({"run": name, "missing_seeds": ";".join(map(str, missing)), "status": self.not_run_reason})
-        if derived_records is not None:
-            transfer = derived_records.get("transfer", {})
-            for name in report.E1_ROWS:
-                missing = [r["spec"]["seed"] for r in records.get(name, []) if not report.transfer_tasks(r, transfer)]
-                if missing:
-                    rows.append(
-                        {
-                            "run": f"{name}: Table E.1 transfer",
-                            "missing_seeds": ";".join(map(str, missing)),
-                            "status": NOT_RUN_TRANSFER,
-                        }
-                    )
+        transfer = build.derived.get("transfer", {})
+        for name in report.E1_ROWS:
+            missing = [r["spec"]["seed"] for r in records.get(name, []) if not report.transfer_tasks(r, transfer)]
+            if missing:
+                rows.append(
+                    {
+                        "run": f"{name}: Table E.1 transfer",
+                        "missing_seeds": ";".join(map(str, missing)),
+                        "status": NOT_RUN_TRANSFER,
+                    }
+                )
         return pd.DataFrame(rows, columns=["run", "missing_seeds", "status"])

@@ -263,16 +263,19 @@ def _caption(profile: str, records: dict[str, list[dict]], names) -> str:
     return f"profile {profile}; backbone {first['spec']['backbone']}; seed {first['spec']['seed']} runs: {runs}"
 
 
-def figures(records: dict[str, list[dict]], derived_records: dict, profile: str, folder: Path) -> list[Path]:
+def figures(
+    records: dict[str, list[dict]], derived_records: dict, tables: dict[str, pd.DataFrame], profile: str, folder: Path
+) -> list[Path]:
     """The paper's figures from each model's first seed (42, the official seed), saved under ``folder``; the tables
-    hold every seed. Figures 3, F.1 and G.1 gain the backbone whitened on NLI sentences and its BERT-flow latents (the
-    paper's BERT-whitening and BERT-flow points; the flow of fit seed 42) when their derived records exist."""
+    hold every seed (Table A.1's heatmaps draw its table). Figures 3, F.1 and G.1 gain the backbone whitened on NLI
+    sentences and its BERT-flow latents (the paper's BERT-whitening and BERT-flow points; the flow of fit seed 42)
+    when their derived records exist."""
     first = {name: runs[0] for name, runs in records.items() if runs}
     post = _post_processed_points(derived_records)
     return (
         _figure2(first, records, profile, folder)
         + _geometry_figures(first, post, records, profile, folder)
-        + _table_a1_figure(records, profile, folder)
+        + _table_a1_figure(tables.get("tablea1"), profile, folder)
     )
 
 
@@ -346,10 +349,9 @@ def _geometry_figures(first: dict, post: dict, records: dict, profile: str, fold
     return paths + style.save(fig, folder, "figureG1_cosine_by_rating", caption)
 
 
-def _table_a1_figure(records: dict, profile: str, folder: Path) -> list[Path]:
+def _table_a1_figure(a1: pd.DataFrame | None, profile: str, folder: Path) -> list[Path]:
     """Table A.1's search as heatmaps (batch size x learning rate per mode), once some of its runs have records."""
-    a1 = table_a1(records, profile)
-    if a1.empty:
+    if a1 is None or a1.empty:
         return []
     a1 = a1.assign(mode=a1["mode"].map({"unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}))
     fig = search_grid.score_heatmaps(

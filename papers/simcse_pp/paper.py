@@ -16,7 +16,6 @@ from papers.simcse_pp import experiments, report
 from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper, get_paper
-from sentemb.profiles import get_profile
 from sentemb.report.claims_table import from_reproduced
 from sentemb.report.reported import load_reported
 
@@ -93,16 +92,16 @@ class SimCSEpp(Paper):
     def paper_grid(self):
         return experiments.paper_grid()
 
-    def collect(self, profile, run_missing=True, extended=False, progress=True):
+    def collect(self, build):
         """The grid's records and the SimCSE grid's backbone run (``backbone_avg``), which Table 4 starts from."""
         from sentemb.runs.execute import ensure
 
-        records = super().collect(profile, run_missing, extended, progress)
-        backbone = get_paper("simcse").grid(get_profile(profile).name, extended=True)["backbone_avg"][0]
-        records["backbone_avg"] = [ensure(backbone, run_missing=run_missing, progress=progress)]
+        records = super().collect(build)
+        backbone = get_paper("simcse").grid(build.profile.name, extended=True)["backbone_avg"][0]
+        records["backbone_avg"] = [ensure(backbone, run_missing=build.run_missing, progress=build.progress)]
         return records
 
-    def derived(self, records, profile, run_missing=True, extended=False):
+    def derived(self, build):
         """Whitening and BERT-flow (Table 4), retrieval (Table 7) and ranks (Table 2), computed when missing."""
         from sentemb.analysis.rank_bottleneck import cross_correlation_rank
         from sentemb.analysis.retrieval import top_k
@@ -110,8 +109,9 @@ class SimCSEpp(Paper):
         from sentemb.runs.flow_records import flowed_sts_seeds
         from sentemb.runs.whitening_records import whitened_sts
 
+        records, run_missing = build.records, build.run_missing
         wiki = _corpus(records["simcse"][0]["spec"])
-        nli = _corpus(self.grid(profile, extended=True)["dcl_only_nli"][0].as_dict())
+        nli = _corpus(self.grid(build.profile, extended=True)["dcl_only_nli"][0].as_dict())
         backbone, simcse = records["backbone_avg"][0], records["simcse"][0]
         out = {}
         for key, record, corpus in (
@@ -160,7 +160,8 @@ class SimCSEpp(Paper):
                 )
         return out
 
-    def tables(self, records, derived_records, profile):
+    def tables(self, build):
+        records, derived_records = build.records, build.derived
         return {
             "table1": report.table1(records),
             "table2": report.table2(records, derived_records),
@@ -171,9 +172,10 @@ class SimCSEpp(Paper):
             "table7": report.table7(derived_records),
         }
 
-    def claim_cells(self, tables, records):
+    def claim_cells(self, build):
         """Tables 1-6, with Table 3's SBERT-base rows also under the BERT-base names the claims use
         (:data:`report.CLAIM_ALIASES`)."""
+        tables = build.tables
         cells = pd.concat(
             [from_reproduced(tables[f"table{n}"]) for n in range(1, 7) if not tables[f"table{n}"].empty],
             ignore_index=True,
@@ -182,12 +184,15 @@ class SimCSEpp(Paper):
         aliases["row"] = aliases["row"].map(report.CLAIM_ALIASES)
         return pd.concat([cells, aliases], ignore_index=True)
 
-    def summary(self, tables):
-        return report.markdown_summary(tables)
+    def summary(self, build):
+        return report.markdown_summary(build.tables)
 
-    def figures(self, records, derived_records, profile):
-        """Figure 1 (Table 5's sweeps are drawn next to the table, :func:`report.table5_figure`)."""
-        return report.figure1(records, get_profile(profile).name, self.output_dirs(profile)[1])
+    def figures(self, build):
+        """Figure 1, and Table 5's sweeps once their runs have records (the notebook shows them beside the table)."""
+        profile, folder = build.profile.name, build.figures_dir
+        return report.figure1(build.records, profile, folder) + report.table5_figure(
+            build.tables["table5"], profile, folder
+        )
 
     @staticmethod
     def wide(table, aggregation=("all", ""), index=("row",), column="column"):

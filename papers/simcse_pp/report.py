@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 
 from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, paper_grid, table5_run
-from sentemb import settings
 from sentemb.paper import reported_cell
 from sentemb.plots import geometry, style
 from sentemb.report.claims_table import markdown_rows
@@ -306,13 +305,15 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
     return "\n".join(lines).strip()
 
 
-def table5_figure(t5: pd.DataFrame, profile: str) -> list[Path]:
-    """Table 5 as three panels (one per swept hyperparameter): reproduced STS-B dev (every seed) and reported."""
+def table5_figure(t5: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
+    """Table 5 as three panels (one per swept hyperparameter): reproduced STS-B dev (every seed) and reported; none
+    before its runs have records."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    if t5.empty:
+        return []
     style.apply()
-    _, folder = settings.paper_output_dirs(PAPER, profile)
     points = []
     for _, r in t5.iterrows():
         value = float(r["row"].split("=")[1])

@@ -13,7 +13,6 @@ from papers.tncse import experiments, report
 from papers.tncse.report import STAGE1
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper
-from sentemb.profiles import get_profile
 from sentemb.report.claims_table import from_reproduced
 
 N_FIGURE5_SENTENCES = 100  # "We first randomly select 100 sentences from Wiki1M"
@@ -114,7 +113,7 @@ class TNCSE(Paper):
     def paper_grid(self):
         return experiments.paper_grid()
 
-    def derived(self, records, profile, run_missing=True, extended=False):
+    def derived(self, build):
         """Figure 5's LayerNorm removal on the seed-42 stage-1 encoder, and (with ``extended``, or when they exist)
         Table 2's MTEB records of SimCSE and TNCSE seed 42."""
         from sentemb.analysis.layernorm_removal import layernorm_removal
@@ -122,6 +121,7 @@ class TNCSE(Paper):
         from sentemb.runs.execute import NotRun
         from sentemb.runs.mteb_geometry_records import mteb_and_geometry
 
+        records, run_missing = build.records, build.run_missing
         stage1 = records["simcse"][0]
         corpus = "synthetic" if stage1["spec"]["synthetic_data"] else stage1["spec"]["train_data"]
         out = {
@@ -142,12 +142,13 @@ class TNCSE(Paper):
         }
         for name in ("simcse", "tncse"):
             try:
-                out[f"mteb_{name}"] = mteb_and_geometry(records[name][0], run_missing=run_missing and extended)
+                out[f"mteb_{name}"] = mteb_and_geometry(records[name][0], run_missing=run_missing and build.extended)
             except NotRun:
                 pass
         return out
 
-    def tables(self, records, derived_records, profile):
+    def tables(self, build):
+        records, derived_records = build.records, build.derived
         return {
             "table1": report.table1(records),
             "table2": report.table2(derived_records),
@@ -158,36 +159,36 @@ class TNCSE(Paper):
             "figure5": report.figure5_table(derived_records),
         }
 
-    def claim_cells(self, tables, records):
+    def claim_cells(self, build):
         """Table 1's TNCSE row stands for the paper's BERT-base TNCSE row."""
         return pd.concat(
             [
-                from_reproduced(tables[t])
+                from_reproduced(build.tables[t])
                 for t in ("table1", "table3", "table4", "table5", "table6")
-                if not tables[t].empty
+                if not build.tables[t].empty
             ],
             ignore_index=True,
         )
 
-    def summary(self, tables):
-        return report.markdown_summary(tables)
+    def summary(self, build):
+        return report.markdown_summary(build.tables)
 
-    def figures(self, records, derived_records, profile):
-        """Figures 4, 2, 5 and 6 (the notebook's order), from the records and Figure 5's derived record."""
-        profile, folder = get_profile(profile).name, self.output_dirs(profile)[1]
+    def figures(self, build):
+        """Figures 4, 2, 5 and 6 (the notebook's order), from Table 1, Figure 5's table and the records' geometry."""
+        profile, folder, tables = build.profile.name, build.figures_dir, build.tables
         return [
-            *report.figure4(report.table1(records), profile, folder),
+            *report.figure4(tables["table1"], profile, folder),
             *report.figure2(profile, folder),
-            *report.figure5(report.figure5_table(derived_records), profile, folder),
-            *report.figure6(records, profile, folder),
+            *report.figure5(tables["figure5"], profile, folder),
+            *report.figure6(build.records, profile, folder),
         ]
 
-    def coverage(self, records=None, derived_records=None):
-        """Given the records (and the derived records), an item whose extended rows have no records yet says so
-        instead of its intended status."""
+    def coverage(self, build=None):
+        """Given a build, an item whose extended rows have no records yet says so instead of its intended status."""
         table = super().coverage()
-        if records is None:
+        if build is None:
             return table
+        records, derived_records = build.records, build.derived
         for item, runs in self.extended_items.items():
             if item == "Table 2":
                 missing = [r for r in runs if f"mteb_{r}" not in (derived_records or {})]

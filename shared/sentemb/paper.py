@@ -7,9 +7,15 @@ A paper is a short declarative subclass (``papers/<name>/paper.py``), listed onc
         title = "SimCSE (Gao et al., 2021)"
         ...
         def grid(self, profile, extended=False): ...
-        def tables(self, records, derived_records, profile): ...
-        def claim_cells(self, tables, records): ...
-        def summary(self, tables): ...
+        def tables(self, build): ...
+        def claim_cells(self, build): ...
+        def summary(self, build): ...
+
+A paper is built in one call, :meth:`Paper.build` (what a notebook's set-up cell, the command line and the tests
+call): collect the records, compute the derived records, the tables (with the claims and the profile's tuning tables,
+written as CSVs), then the figures. Each stage is a hook that receives the one :class:`Build` of the call, holding
+what the stages before it produced, so that no hook computes another's output again: ``figures`` reads
+``build.tables``, and every output folder is ``build.results_dir`` / ``build.figures_dir``, handed in.
 
 Hooks (abstract; a subclass that misses one cannot be instantiated): :meth:`grid`, :meth:`tables`,
 :meth:`claim_cells`, :meth:`summary`. Optional hooks with defaults: :meth:`derived` (no derived analyses),
@@ -23,6 +29,7 @@ The core finds the papers through the ``sentemb.papers`` entry point (:func:`reg
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from abc import ABC, abstractmethod
 from importlib.metadata import entry_points
@@ -37,6 +44,47 @@ from sentemb.profiles import Profile, get_profile
 from sentemb.spec import RunSpec
 
 Records = dict[str, list[dict]]
+
+
+@dataclasses.dataclass
+class Build:
+    """One paper built on one profile: the call's settings and what each stage produced so far.
+
+    :meth:`Paper.build` fills it stage by stage (``records``, ``derived``, ``tables``, ``figures``) and hands it to
+    every hook; a hook reads the stages before its own and never recomputes them. ``results_dir`` and ``figures_dir``
+    are where the paper's CSV tables and figures for this profile go (``results/<paper>/<profile>/``,
+    ``figures/<paper>/<profile>/``): a paper writes there and looks up no folder of its own.
+    """
+
+    paper: str
+    profile: Profile
+    run_missing: bool = True
+    extended: bool = False
+    progress: bool = False
+    records: Records = dataclasses.field(default_factory=dict)
+    derived: dict = dataclasses.field(default_factory=dict)
+    tables: dict[str, pd.DataFrame] = dataclasses.field(default_factory=dict)
+    figures: list[Path] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self):
+        self.profile = get_profile(self.profile)
+
+    @property
+    def results_dir(self) -> Path:
+        return settings.paper_output_dirs(self.paper, self.profile.name)[0]
+
+    @property
+    def figures_dir(self) -> Path:
+        return settings.paper_output_dirs(self.paper, self.profile.name)[1]
+
+    def pngs(self, *stems: str) -> list[Path]:
+        """The PNG files among ``figures`` (those named ``stems`` when given), in the order they were drawn."""
+        return [path for path in self.figures if path.suffix == ".png" and (not stems or path.stem in stems)]
+
+    def shown_results_dir(self) -> Path:
+        """``results_dir`` as a notebook prints it: relative to the repository when inside it (no machine's layout)."""
+        folder = self.results_dir
+        return folder.relative_to(settings.REPO_ROOT) if folder.is_relative_to(settings.REPO_ROOT) else folder
 
 
 class Paper(ABC):
@@ -64,81 +112,87 @@ class Paper(ABC):
         raise NotImplementedError(f"{self.name} has no grid in its paper's terms")
 
     @abstractmethod
-    def tables(self, records: Records, derived_records: dict, profile: str | Profile) -> dict[str, pd.DataFrame]:
-        """The paper's tables from run records and derived records (the claims are added by :meth:`write_tables`)."""
+    def tables(self, build: Build) -> dict[str, pd.DataFrame]:
+        """The paper's tables from ``build.records`` and ``build.derived`` (the claims are added by
+        :meth:`write_tables`)."""
 
     @abstractmethod
-    def claim_cells(self, tables: dict[str, pd.DataFrame], records: Records) -> pd.DataFrame:
-        """The reproduced cells ``claims.yaml`` refers to (``report.claims.from_reproduced`` of its tables)."""
+    def claim_cells(self, build: Build) -> pd.DataFrame:
+        """The reproduced cells ``claims.yaml`` refers to (``report.claims_table.from_reproduced`` of
+        ``build.tables``)."""
 
     @abstractmethod
-    def summary(self, tables: dict[str, pd.DataFrame]) -> str:
-        """The README's generated block: reported | reproduced mean ± std (n) | Δ, and the claims."""
+    def summary(self, build: Build) -> str:
+        """The README's generated block from ``build.tables``: reported | reproduced mean ± std (n) | Δ, and the
+        claims."""
 
-    def derived(
-        self, records: Records, profile: str | Profile, run_missing: bool = True, extended: bool = False
-    ) -> dict:
-        """The derived records the tables read (computed when missing and ``run_missing``); none by default."""
+    def derived(self, build: Build) -> dict:
+        """The derived records the tables read (computed when missing and ``build.run_missing``); none by default."""
         return {}
 
-    def figures(self, records: Records, derived_records: dict, profile: str | Profile) -> list[Path]:
-        """The paper's figures, saved under ``figures/<name>/<profile>/``; none by default."""
+    def figures(self, build: Build) -> list[Path]:
+        """The paper's figures from ``build.tables`` (and the records where a figure draws what no table holds),
+        saved under ``build.figures_dir``; none by default."""
         return []
 
-    def not_run(
-        self, records: Records, profile: str | Profile | None = None, derived_records: dict | None = None
-    ) -> pd.DataFrame:
+    def not_run(self, build: Build) -> pd.DataFrame:
         """The grid's rows without records, each with :attr:`not_run_reason`."""
         from sentemb.report.views import not_run_rows
 
-        return not_run_rows(records, self.not_run_reason)
+        return not_run_rows(build.records, self.not_run_reason)
 
     # -- implemented once ------------------------------------------------------------------------------------------
 
-    def coverage(self) -> pd.DataFrame:
-        """Every table and figure of the paper with what the archive does with it and why."""
+    def coverage(self, build: Build | None = None) -> pd.DataFrame:
+        """Every table and figure of the paper with what the archive does with it and why (a paper may say, given a
+        ``build``, which of its items have no records yet)."""
         from sentemb.report.reported import coverage_table
 
         return coverage_table(self.name, self.coverage_items)
 
-    def output_dirs(self, profile: str | Profile) -> tuple[Path, Path]:
-        """``results/<name>/<profile>/`` and ``figures/<name>/<profile>/``."""
-        return settings.paper_output_dirs(self.name, get_profile(profile).name)
+    def build(
+        self, profile: str | Profile, run_missing: bool = True, extended: bool = False, progress: bool = False
+    ) -> Build:
+        """The paper on ``profile`` in one call: its records (the missing ones run when ``run_missing``, inside the
+        budget unless ``extended``), derived records, tables (written as CSVs, with the claims and the tuning tables)
+        and figures, each stage a hook reading the ones before it."""
+        build = Build(self.name, profile, run_missing=run_missing, extended=extended, progress=progress)
+        build.records = self.collect(build)
+        build.derived = self.derived(build)
+        build.tables = self.write_tables(build)
+        build.figures = self.figures(build)
+        return build
 
-    def collect(
-        self, profile: str | Profile, run_missing: bool = True, extended: bool = False, progress: bool = True
-    ) -> Records:
-        """Records of every run of the grid, one per seed: the missing ones run when ``run_missing`` and inside the
-        budget (``extended`` lifts it); rows outside it are loaded when they exist, else empty."""
+    def collect(self, build: Build) -> Records:
+        """Records of every run of the grid, one per seed: the missing ones run when ``build.run_missing`` and inside
+        the budget (``build.extended`` lifts it); rows outside it are loaded when they exist, else empty."""
         from sentemb.report.grid_records import collect_records
 
-        return collect_records(self.grid, get_profile(profile).name, run_missing, extended, progress)
+        return collect_records(self.grid, build.profile.name, build.run_missing, build.extended, build.progress)
 
     def untestable(self) -> dict[str, str]:
         """Claim -> why it cannot be tested offline (:attr:`not_testable`; a paper may work it out from the data)."""
         return self.not_testable
 
-    def claims(self, tables: dict[str, pd.DataFrame], records: Records) -> pd.DataFrame:
+    def claims(self, build: Build) -> pd.DataFrame:
         """``claims.yaml`` evaluated on :meth:`claim_cells` (both verdicts, ``sentemb.report.claims``, corrected for the
         paper's other claims); an untestable claim is *not run*, with the reason in its detail, and outside the
         correction."""
         from sentemb.report.claims import evaluate_all
 
-        return evaluate_all(self.name, self.claim_cells(tables, records), untestable=self.untestable())
+        return evaluate_all(self.name, self.claim_cells(build), untestable=self.untestable())
 
-    def write_tables(
-        self, records: Records, derived_records: dict | None, profile: str | Profile
-    ) -> dict[str, pd.DataFrame]:
+    def write_tables(self, build: Build) -> dict[str, pd.DataFrame]:
         """:meth:`tables`, the claims and the profile's tuning tables (``sentemb.report.tuning``, where it tunes), each
-        written to ``results/<name>/<profile>/<table>.csv``."""
+        written to ``build.results_dir/<table>.csv``."""
         from sentemb.report.tuning import tuning_tables
         from sentemb.report.views import write_csv_tables
 
-        tables = self.tables(records, derived_records or {}, profile)
-        tables["claims"] = self.claims(tables, records)
-        tables.update(tuning_tables(self.name, records))
-        write_csv_tables(self.output_dirs(profile)[0], tables)
-        return tables
+        build.tables = self.tables(build)
+        build.tables["claims"] = self.claims(build)
+        build.tables.update(tuning_tables(self.name, build.records))
+        write_csv_tables(build.results_dir, build.tables)
+        return build.tables
 
     @staticmethod
     def wide(
@@ -149,11 +203,11 @@ class Paper(ABC):
 
         return wide_cells(table, aggregation, index, column)
 
-    def provenance(self, records: Records, derived_records: dict) -> pd.DataFrame:
+    def provenance(self, build: Build) -> pd.DataFrame:
         """One row per run record and derived record behind the tables."""
         from sentemb.report.provenance_table import provenance_table
 
-        return provenance_table(records, self.derived_items(derived_records))
+        return provenance_table(build.records, self.derived_items(build.derived))
 
     def readme_blocks(self, summary: str) -> dict[Path, str]:
         """README path -> the text of its generated block: the whole summary goes to the paper's own README."""

@@ -1,4 +1,4 @@
-"""A README's generated results block: the printed output of a notebook's summary cell (``paper.summary(tables)``).
+"""A README's generated results block: the printed output of a notebook's summary cell (``paper.summary(built)``).
 
 A README may hold one block between a line starting ``<!-- generated:`` and the line ``<!-- /generated -->``. Its text
 is
