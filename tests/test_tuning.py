@@ -47,6 +47,10 @@ def test_the_probe_table_chooses_the_best_dev_and_never_a_nan():
     assert table.loc[1, "best_stsb_dev"] == pytest.approx(75.0)
     records["unsup_lr_x3"] = []  # before the probe has run: the rest is still compared
     assert list(lr_probe_table("simcse", records)["chosen"]) == [True, False]
+    records["unsup_lr_x3"] = [_record("b", 9e-5, 0.75)]  # x3 chosen: the row runs at it, its x1 kept as a probe
+    records.update(unsup=[_record("b", 9e-5, 0.75)], unsup_lr_x1=[_record("a", 3e-5, 0.70)])
+    table = lr_probe_table("simcse", records)
+    assert list(table["run_id"]) == ["a", "b", "c"] and list(table["chosen"]) == [False, True, False]
 
 
 def test_the_steps_choice_is_the_first_trained_point_within_half_a_point_of_the_best_curves_peak():

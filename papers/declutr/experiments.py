@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from sentemb.augment.span_sampler import minimum_document_length
-from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid
+from sentemb.profiles import Profile, get_profile, scale_grid, tuned_grid
 from sentemb.spec import RunSpec
 
 PAPER_BACKBONE = "roberta-base"  # DeCLUTR-base; DeCLUTR-small is distilroberta-base (Figure 3's capacity axis)
@@ -185,4 +185,4 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     scaled = scale_grid(runs, profile.name, HEADLINE)
     if not profile.paper_data:
         scaled = {name: tuple(_small(name, spec) for spec in specs) for name, specs in scaled.items()}
-    return {**scaled, **lr_probes(scaled, HEADLINE, profile)}
+    return tuned_grid(scaled, HEADLINE, "declutr", profile)

@@ -25,7 +25,7 @@ from typing import Callable
 from papers.noncontrastive import smac_proposal
 from sentemb.errors import SentembError
 from sentemb.paper import get_paper
-from sentemb.profiles import Profile, get_profile
+from sentemb.profiles import Profile, get_profile, with_chosen_lr
 from sentemb.runs import store
 from sentemb.selection import best_of, worst_if_nan
 from sentemb.spec import RunSpec
@@ -258,6 +258,7 @@ def headline(profile: str, scanned: dict, lookup: Lookup) -> dict[str, tuple[Run
     """The headline rows whose scan is complete, one spec per seed (seed 42: the best trial itself)."""
     seeds = get_profile(profile).seeds(headline=True)
     rows = {"simcse": tuple(get_profile(profile).scale(_simcse(), seed) for seed in seeds)}
+    rows = with_chosen_lr(rows, "noncontrastive", profile, borrowed={"simcse": "simcse/unsup"})  # SimCSE's run
     for method, prefix in (("barlow_twins", "bt"), ("vicreg", "vicreg")):
         for augmentation in ("dropout", "shuffle"):
             best = best_trial(profile, scanned, method, augmentation, lookup)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid, steps_curves
+from sentemb.profiles import Profile, get_profile, scale_grid, steps_curves, tuned_grid
 from sentemb.spec import RunSpec
 
 PAPER_BACKBONE = "bert-base-uncased"
@@ -298,4 +298,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     elif not scaled.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in SMALL_CORE}
     rows = scale_grid(runs, scaled.name, [name for name in HEADLINE if name in runs])
-    return {**rows, **lr_probes(rows, TUNED, scaled), **steps_curves(rows, "unsup", scaled, CURVE_EVAL_EVERY)}
+    return {
+        **tuned_grid(rows, TUNED, "simcse", scaled),
+        **steps_curves(rows, "unsup", scaled, CURVE_EVAL_EVERY),
+    }

@@ -21,7 +21,7 @@ import dataclasses
 
 from sentemb.models.backbone import RAW_BERT
 from sentemb.paper import get_paper
-from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid
+from sentemb.profiles import Profile, get_profile, scale_grid, tuned_grid
 from sentemb.spec import RunSpec
 
 HEADLINE = ("simcse", "off_dropout", "dcl", "simcse_pp")
@@ -137,4 +137,4 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     if profile.exercises_only:  # one value off the centre per sweep is enough to exercise Table 5's path
         runs = {name: spec for name, spec in runs.items() if name not in SMOKE_SKIPS}
     rows = scale_grid(runs, profile.name, HEADLINE)
-    return {**rows, **lr_probes(rows, CORE, profile)}
+    return tuned_grid(rows, CORE, "simcse_pp", profile, borrowed={"simcse": "simcse/unsup"})  # SimCSE's own run

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 
 from sentemb.paper import get_paper
-from sentemb.profiles import Profile, get_profile, lr_probes, scale_grid
+from sentemb.profiles import Profile, get_profile, scale_grid, tuned_grid
 from sentemb.spec import RunSpec
 
 PAPER_BACKBONE = "bert-base-uncased"
@@ -186,4 +186,4 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
             dataclasses.replace(spec, init_runs=pairs.get(spec.seed, pairs[min(pairs)]), **stage2)
             for spec in scaled[name]
         )
-    return {**scaled, **lr_probes(scaled, ("tncse",), profile)}
+    return tuned_grid(scaled, ("tncse",), "tncse", profile)

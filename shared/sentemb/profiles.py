@@ -78,6 +78,9 @@ class Profile:
     backbone_kind: str = ""  # what that backbone is, for captions ("already contrastively trained", "MLM only")
     compare_with: str = ""  # a profile whose claims' verdicts the overview sets beside this one's (other backbone)
     lr_multiples: tuple[float, ...] = ()  # one-seed learning-rate probes of each paper's tuned rows (lr_probes)
+    # "<paper>/<row>" -> the multiple of the row's learning rate its probes chose on STS-B dev (lr_probe.csv's
+    # ``chosen``; applied by with_chosen_lr after the probes are made, so a chosen probe is the row's seed-42 run)
+    lr_chosen: tuple[tuple[str, float], ...] = ()
     steps_curve: int = 0  # steps of the STS-B dev curves that choose this profile's steps (SimCSE's grid); 0: none
     disjoint_stage1: bool = True  # TNCSE seed s starts from its own SimCSE pair (s, s + 100), not a shared ring
     # Evaluations on a seeded sample (sentemb.evaluate.subsets), written into every spec only when set: at most this
@@ -309,6 +312,52 @@ def lr_probes(scaled: dict[str, tuple[RunSpec, ...]], tuned: Iterable[str], prof
         if row in scaled
         for m in multiples
     }
+
+
+def with_chosen_lr(
+    scaled: dict[str, tuple[RunSpec, ...]], paper: str, profile: str | Profile, borrowed: dict[str, str] | None = None
+) -> dict[str, tuple[RunSpec, ...]]:
+    """``scaled`` with each row whose learning rate this profile chose on STS-B dev (``Profile.lr_chosen``,
+    ``"<paper>/<row>"``) at that multiple of its rate, every seed. ``borrowed`` maps a row another paper defines to its
+    key there (``{"simcse": "simcse/unsup"}``), so that a run both papers need stays one run id. The probes and curves
+    are made from the rows before this (:func:`lr_probes`, :func:`steps_curves`): the chosen probe is then the row's
+    first seed, the same run id, not a run of its own."""
+    chosen = dict(get_profile(profile).lr_chosen)
+    keys = {row: f"{paper}/{row}" for row in scaled} | (borrowed or {})
+    out = {}
+    for row, specs in scaled.items():
+        multiple = chosen.get(keys[row])
+        out[row] = (
+            specs
+            if multiple is None
+            else tuple(
+                dataclasses.replace(
+                    spec, lr=rounded(spec.lr * multiple), notes=f"{spec.notes}; lr x{multiple:g} chosen"
+                )
+                for spec in specs
+            )
+        )
+    return out
+
+
+def tuned_grid(
+    scaled: dict[str, tuple[RunSpec, ...]],
+    tuned: Iterable[str],
+    paper: str,
+    profile: str | Profile,
+    borrowed: dict[str, str] | None = None,
+) -> dict[str, tuple[RunSpec, ...]]:
+    """A paper's scaled rows as this profile runs them: each at its chosen learning rate (:func:`with_chosen_lr`), the
+    ``tuned`` rows' probes (:func:`lr_probes`), and, for a tuned row whose chosen multiple is not 1, its run at the
+    paper's rate kept as the probe ``<row>_lr_x1`` (the probe table compares it)."""
+    chosen = dict(get_profile(profile).lr_chosen)
+    keys = {row: f"{paper}/{row}" for row in scaled} | (borrowed or {})
+    kept = {
+        probe_name(row, 1.0): (dataclasses.replace(scaled[row][0], notes="lr probe x1 (the paper's rate)"),)
+        for row in tuned
+        if row in scaled and keys[row] in chosen
+    }
+    return {**with_chosen_lr(scaled, paper, profile, borrowed), **lr_probes(scaled, tuned, profile), **kept}
 
 
 def curve_name(row: str, multiple: float) -> str:

@@ -3,6 +3,8 @@
 lr probes (``lr_probe.csv``): for each tuned row, its own first-seed run and its one-seed probes at
 ``Profile.lr_multiples`` times its learning rate (rows ``<row>_lr_x<m>``, :func:`sentemb.profiles.lr_probes`); the
 chosen rate is the best STS-B dev Spearman of the kept checkpoint, NaN counted as the worst. Never the test split.
+Once a profile has chosen a multiple other than 1 for a row (``Profile.lr_chosen``), the row runs at it and its run at
+the paper's rate is kept as the probe ``<row>_lr_x1`` (:func:`sentemb.profiles.tuned_grid`), which the table reads.
 Steps (``steps_curve.csv``): the ``<row>_curve_lr_x<m>`` runs (:func:`sentemb.profiles.steps_curves`; SimCSE's unsup.),
 their STS-B dev curves point by point; the chosen
 point is the smallest step at which the best curve is within :data:`STEPS_TOLERANCE` points of its own maximum, both
@@ -34,8 +36,8 @@ def lr_probe_table(paper: str, records: dict[str, list[dict]]) -> pd.DataFrame:
     rows = []
     probes = {name: PROBE.fullmatch(name) for name in records if not CURVE.fullmatch(name)}
     for base in sorted({m["row"] for m in probes.values() if m and m["row"] in records}):
-        candidates = [(1.0, (records[base] or [None])[0])]
-        candidates += [
+        own = [] if f"{base}_lr_x1" in records else [(1.0, (records[base] or [None])[0])]  # x1 kept as a probe
+        candidates = own + [
             (float(m["multiple"]), (records[n] or [None])[0]) for n, m in probes.items() if m and m["row"] == base
         ]
         found = [(multiple, record) for multiple, record in candidates if record is not None]
