@@ -2,6 +2,7 @@
 
 import copy
 import json
+import math
 
 import pytest
 
@@ -190,3 +191,44 @@ def test_claims_by_backbone_sets_each_verdict_beside_the_other_backbones_and_mar
     assert table.loc["a", "direction_status raw"] == "holds" and table.loc["a", "changed"]
     assert not table.loc["b", "changed"]
     assert table.loc["c", "direction_status raw"] == "no record" and table.loc["c", "changed"]
+
+
+def test_methods_by_backbone_sets_each_rows_seeds_on_both_backbones_beside_their_untrained_mean_pooling(monkeypatch):
+    """Each row's 7-STS average on the raw profile and on small (its compare_with) from the run store, mean over the
+    seeds with records, and its difference from the same backbone's untrained mean pooling; small compares nothing."""
+    from papers.overview import experiments as ex
+    from sentemb.paper import get_paper
+    from sentemb.runs import store
+
+    assert report.methods_by_backbone("small").empty
+    rows = {
+        "untrained, mean pooling": ("simcse", "backbone_avg"),
+        "SimCSE": ("simcse", "unsup"),
+        "sup": ("simcse", "sup"),
+    }
+    monkeypatch.setattr(ex, "BACKBONE_ROWS", rows)  # SimCSE's rows only (the non-contrastive grid reads the store)
+    scores = {
+        ("small", "backbone_avg"): [78.0],
+        ("small", "unsup"): [75.0, 76.0, 77.0],
+        ("raw", "backbone_avg"): [40.0],
+    }
+    scores[("raw", "unsup")] = [44.0, 46.0]  # one seed without a record
+
+    def fake(profile, on_broken="raise"):
+        grids = {paper: get_paper(paper).grid(profile, extended=True) for paper in ("simcse",)}
+        return [
+            {"run_id": spec.run_id, "metrics": {"summary": {"Avg.": value}}}
+            for (name, row), values in scores.items()
+            if name == profile
+            for spec, value in zip(grids["simcse"][row], values)
+        ]
+
+    monkeypatch.setattr(store, "all_records", fake)
+    table = report.methods_by_backbone("raw").set_index("row")
+    assert list(table["method"]) == list(rows)
+    assert table.loc["unsup", "small mean"] == pytest.approx(76.0) and table.loc["unsup", "small n"] == 3
+    assert table.loc["unsup", "raw mean"] == pytest.approx(45.0) and table.loc["unsup", "raw n"] == 2
+    assert table.loc["unsup", "raw std"] == pytest.approx(2**0.5)
+    assert table.loc["unsup", "raw minus untrained mean pooling"] == pytest.approx(5.0)
+    assert table.loc["unsup", "small minus untrained mean pooling"] == pytest.approx(-2.0)
+    assert table.loc["sup", "raw n"] == 0 and math.isnan(table.loc["sup", "raw mean"])

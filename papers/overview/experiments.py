@@ -31,6 +31,19 @@ METHODS = {
     "SimCSE sup. (NLI)": ("simcse", "sup"),
     "Barlow Twins (NLI pairs)": ("noncontrastive", "bt_nli"),
 }
+# The rows the raw-backbone experiment compares on both backbones (docs/raw-backbone.md, step 4: each paper's core
+# rows, TNCSE's own on Wikipedia + SICK-R), beside the untrained backbone under both poolings
+BACKBONE_ROWS = {
+    "untrained, mean pooling": ("simcse", "backbone_avg"),
+    "untrained, [CLS]": ("simcse", "backbone_cls"),
+    "SimCSE unsup.": ("simcse", "unsup"),
+    "SimCSE sup. (NLI)": ("simcse", "sup"),
+    "SimCSE++ (off-dropout + DCL)": ("simcse_pp", "simcse_pp"),
+    "TNCSE": ("tncse", "tncse"),
+    "DeCLUTR": ("declutr", "declutr"),
+    "Barlow Twins (dropout)": ("noncontrastive", "bt_dropout"),
+    "VICReg (dropout)": ("noncontrastive", "vicreg_dropout"),
+}
 UNSUPERVISED_SENTENCES = ("SimCSE unsup.", "SimCSE++", "TNCSE", "Barlow Twins (dropout)", "VICReg (dropout)")
 
 

@@ -51,6 +51,7 @@ class Overview(Paper):
             "coverage": report.coverage_all(),
             "claims_all": report.claims_table(profile),
             "claims_by_backbone": report.claims_by_backbone(profile),
+            "methods_by_backbone": report.methods_by_backbone(profile),
         }
         return tables
 

@@ -21,11 +21,12 @@ from scipy import stats
 
 from papers.overview import experiments as ex
 from sentemb import archive_coverage, settings
-from sentemb.paper import reproduced_papers
+from sentemb.paper import get_paper, reproduced_papers
 from sentemb.plots import style
 from sentemb.profiles import get_profile
 from sentemb.report.comparison import Comparison, Seeds
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, sts_rows, trace
+from sentemb.runs import store
 
 PROTOCOLS = {
     "all": "SimCSE's protocol (STS12-16: all subsets concatenated)",
@@ -248,6 +249,39 @@ def claims_table(profile: str) -> pd.DataFrame:
         f"../papers/{p}/claims.yaml#L{lines.get((p, c), 1)}" for p, c in zip(table["paper"], table["claim"])
     ]
     return table[["paper", "claim", "status", "effect", "p_value", "n", "test", "link"]]
+
+
+def methods_by_backbone(profile: str) -> pd.DataFrame:
+    """The 7 STS test tasks' average (SimCSE's protocol, Spearman x 100) of each row of :data:`ex.BACKBONE_ROWS` on
+    ``profile`` and on the profile it is compared with (the same grids on another backbone), mean, std and seeds of
+    each, read from the run store, and each row's difference from its backbone's untrained mean pooling; empty when
+    there is no such profile."""
+    other = get_profile(profile).compare_with
+    if not other:
+        return pd.DataFrame()
+    stored = {name: {r["run_id"]: r for r in store.all_records(name)} for name in (other, profile)}
+    rows = []
+    for method, (paper, row) in ex.BACKBONE_ROWS.items():
+        out = {"method": method, "paper": paper, "row": row}
+        for name, by_id in stored.items():
+            specs = get_paper(paper).grid(name, extended=True).get(row, ())
+            found = [by_id[s.run_id] for s in specs if s.run_id in by_id]
+            values = [r["metrics"]["summary"].get("Avg.", float("nan")) for r in found]
+            out.update(
+                {
+                    f"{name} mean": float(np.mean(values)) if values else float("nan"),
+                    f"{name} std": float(np.std(values, ddof=1)) if len(values) > 1 else float("nan"),
+                    f"{name} n": len(values),
+                    f"{name} values": ";".join(f"{v:.4f}" for v in values),
+                    f"{name} run_ids": ";".join(r["run_id"] for r in found),
+                }
+            )
+        rows.append(out)
+    table = pd.DataFrame(rows)
+    for name in (other, profile):
+        untrained = table.loc[table["row"] == "backbone_avg", f"{name} mean"].iloc[0]
+        table[f"{name} minus untrained mean pooling"] = table[f"{name} mean"] - untrained
+    return table
 
 
 def claims_by_backbone(profile: str) -> pd.DataFrame:
