@@ -22,10 +22,10 @@ from papers.declutr.experiments import (
     figure2_run,
 )
 from sentemb.models.backbone import MINILM, RAW_BERT
-from sentemb.paper import reported_cell
 from sentemb.plots import style
 from sentemb.profiles import Profile, get_profile
 from sentemb.report.claims_table import markdown_rows
+from sentemb.report.markdown import markdown_table, reported_cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 
@@ -486,17 +486,8 @@ def figureS1(points: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
 
 
 def _markdown_table(header: list[str], rows: list) -> list[str]:
-    """A markdown table after a blank line: the ``header`` labels, then each row's cells; none without rows."""
-    return (
-        [
-            "",
-            "| " + " | ".join(header) + " |",
-            "|" + "---|" * len(header),
-            *("| " + " | ".join(str(cell) for cell in row) + " |" for row in rows),
-        ]
-        if rows
-        else []
-    )
+    """A markdown table after a blank line (:func:`markdown_table`); none without rows."""
+    return ["", *markdown_table(header, rows)] if rows else []
 
 
 def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:

@@ -15,9 +15,9 @@ import pandas as pd
 from papers.noncontrastive import experiments as ex
 from papers.noncontrastive import report
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
-from sentemb.paper import Paper, get_paper, reported_cell
+from sentemb.paper import Paper, get_paper
 from sentemb.report.claims_table import from_reproduced, markdown_rows
-from sentemb.report.reproduced import mean_std
+from sentemb.report.markdown import compared, markdown_table, reported_cell
 from sentemb.runs import store
 
 OFFLINE = {category: len(tasks) for category, tasks in report.OFFLINE_TASKS.items() if tasks}
@@ -162,28 +162,21 @@ class NonContrastive(Paper):
         tables, lines = build.tables, []
         t6 = tables["table6"]
         if not t6.empty:
-            lines += [
-                "| Table 6 (MTEB, main score x 100) | column | tasks | paper row | reported | reproduced | Δ |",
-                "|---|---|---|---|---|---|---|",
-            ]
-            lines += [
-                f"| {r['row']} | {r['column']} | {r['covers']} | {r['reported_group']} {r['reported_row']} | "
-                f"{reported_cell(r['reported'])} | {mean_std(r)} | {reported_cell(r['delta'], signed=True)} |"
+            header = ["Table 6 (MTEB, main score x 100)", "column", "tasks", "paper row", "reported", "reproduced", "Δ"]
+            rows = (
+                [r["row"], r["column"], r["covers"], f"{r['reported_group']} {r['reported_row']}", *compared(r)]
                 for _, r in t6.iterrows()
-            ]
+            )
+            lines += markdown_table(header, rows)
         t1 = tables["table1"]
         if not t1.empty:
-            lines += [
-                "",
-                "| Table 1 (STS-B dev, Spearman x 100) | cell | stat | trials | reported (BERT) | reproduced | Δ |",
-                "|---|---|---|---|---|---|---|",
-            ]
-            lines += [
-                f"| {r['group']} | {r['column']} | {r['row']} | {r['n_trials']} | "
-                f"{reported_cell(r['reported'], 1)} | {r['reproduced']:.2f} | "
-                f"{reported_cell(r['delta'], signed=True)} |"
+            header = ["Table 1 (STS-B dev, Spearman x 100)", "cell", "stat", "trials", "reported (BERT)", "reproduced"]
+            rows = (
+                [r["group"], r["column"], r["row"], r["n_trials"], reported_cell(r["reported"], 1)]
+                + [f"{r['reproduced']:.2f}", reported_cell(r["delta"], signed=True)]
                 for _, r in t1.iterrows()
-            ]
+            )
+            lines += [""] + markdown_table([*header, "Δ"], rows)
         lines += [""] + markdown_rows(tables["claims"])
         return "\n".join(lines).strip()
 

@@ -13,6 +13,7 @@ import pandas as pd
 from papers.overview.report import DERIVED_TASKS, PROTOCOLS
 from sentemb import archive_coverage
 from sentemb.profiles import get_profile
+from sentemb.report.markdown import markdown_table
 from sentemb.report.reproduced import mean_std
 
 
@@ -20,24 +21,27 @@ def archive_table(profile: str) -> list[str]:
     """Markdown rows, one per paper: its tables and figures per status, its claims per status, links to its README
     and notebook (relative to the top-level README)."""
     items, claims = archive_coverage.coverage_counts(), archive_coverage.claim_counts(profile)
-    lines = [
-        (
-            "| paper | tables + figures: reproduced / partly / not run / no numbers (n.a., not identifiable) | "
-            "claims, direction: holds / fails / inconclusive / same runs / not run | "
-            "size (at least half the paper's): holds / fails / inconclusive / no size, same runs or not run |"
-        ),
-        "|---|---|---|---|",
+    header = [
+        "paper",
+        "tables + figures: reproduced / partly / not run / no numbers (n.a., not identifiable)",
+        "claims, direction: holds / fails / inconclusive / same runs / not run",
+        "size (at least half the paper's): holds / fails / inconclusive / no size, same runs or not run",
     ]
+    rows = []
     for (paper, title), (_, i), (_, c) in zip(archive_coverage.titles().items(), items.iterrows(), claims.iterrows()):
         links = f"[{title}](papers/{paper}/README.md) ([notebook](notebooks/{paper}.ipynb))"
-        lines.append(
-            f"| {links} | {i['reproduced']} / {i['partly']} / {i['not run']} / "
-            f"{i['not applicable'] + i['not identifiable']} (of {i['items']}) | "
-            f"{c['holds']} / {c['fails']} / {c['inconclusive']} / {c['same runs']} / {c['not run']} "
-            f"(of {c['claims']}) | {c['size holds']} / {c['size fails']} / {c['size inconclusive']} / "
-            f"{c['size no size'] + c['size same runs'] + c['size not run']} |"
+        rows.append(
+            [
+                links,
+                f"{i['reproduced']} / {i['partly']} / {i['not run']} / "
+                f"{i['not applicable'] + i['not identifiable']} (of {i['items']})",
+                f"{c['holds']} / {c['fails']} / {c['inconclusive']} / {c['same runs']} / {c['not run']} "
+                f"(of {c['claims']})",
+                f"{c['size holds']} / {c['size fails']} / {c['size inconclusive']} / "
+                f"{c['size no size'] + c['size same runs'] + c['size not run']}",
+            ]
         )
-    return lines
+    return markdown_table(header, rows)
 
 
 def average_cells(table: pd.DataFrame, aggregation: str = "all") -> dict[str, str]:
@@ -107,12 +111,8 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
             "not run: the method's seeds lack that evaluation."
         ),
         "",
-        (
-            "| method | STS avg. (SimCSE protocol, `all`) | STS avg. (DeCLUTR protocol, `mean`) | transfer avg. | "
-            "MTEB avg. | data | steps x batch |"
-        ),
-        "|---|---|---|---|---|---|---|",
     ]
+    rows = []
     budget = tables["budget"].set_index("method")
     averages = [average_cells(sts, aggregation) for aggregation in PROTOCOLS]
     averages += [average_cells(tables.get(f"comparison_{kind}", pd.DataFrame())) for kind in DERIVED_TASKS]
@@ -121,7 +121,9 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
         cells += [found.get(method, "not run") for found in averages[2:]]
         b = budget.loc[method]
         steps = f"{b['steps']} x {b['batch']}" if b["steps"] else "untrained"
-        lines.append(f"| {method} | {' | '.join(cells)} | {b['train_data'] or '-'} | {steps} |")
+        rows.append([method, *cells, b["train_data"] or "-", steps])
+    header = ["method", "STS avg. (SimCSE protocol, `all`)", "STS avg. (DeCLUTR protocol, `mean`)", "transfer avg."]
+    lines += markdown_table([*header, "MTEB avg.", "data", "steps x batch"], rows)
     if "comparison_pairwise" in tables:
         lines += pairwise_lines(tables["comparison_pairwise"])
     return "\n".join(lines)

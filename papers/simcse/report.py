@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 
 from papers.simcse.experiments import A1_LEARNING_RATES, TABLE3_DROPOUTS, WHITENING_FITS, a1_batches, a1_run, table3_run
-from sentemb.paper import reported_cell
 from sentemb.plots import geometry, search_grid, style
 from sentemb.report.claims_table import markdown_rows
+from sentemb.report.markdown import compared, markdown_table, reported_cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, sts_table, trace
 
@@ -580,41 +580,33 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
     t5 = tables["table5"]
     t5 = t5[t5["aggregation"].isin(["all", ""])]
     columns = list(dict.fromkeys(t5["column"]))
-    lines = [
-        "| Table 5 (test, Spearman x 100; STS12-16 'all') | " + " | ".join(columns) + " |",
-        "|---|" + "---|" * len(columns),
-    ]
+    rows = []
     for row, group in t5.groupby("row", sort=False):
         cells = group.set_index("column")
-        lines.append(f"| {row} | " + " | ".join(mean_std(cells.loc[c]) for c in columns) + " |")
+        rows.append([row, *(mean_std(cells.loc[c]) for c in columns)])
         if cells["reported"].notna().any():
-            reported = [reported_cell(cells.loc[c, "reported"]) for c in columns]
-            delta = [reported_cell(cells.loc[c, "delta"], signed=True) for c in columns]
-            lines += ["| reported (BERT-base) | " + " | ".join(reported) + " |", "| Δ | " + " | ".join(delta) + " |"]
-    lines += [
-        "",
-        "| Table 3 (STS-B dev, Spearman x 100) | reported (BERT-base) | reproduced | Δ | best step per seed |",
-        "|---|---|---|---|---|",
-    ]
-    for _, r in tables["table3"].iterrows():
-        lines.append(
-            f"| {r['row']} | {reported_cell(r['reported'], 1)} | {mean_std(r)} | "
-            f"{reported_cell(r['delta'], signed=True)} | {r['best_step']} |"
-        )
+            rows.append(["reported (BERT-base)", *(reported_cell(cells.loc[c, "reported"]) for c in columns)])
+            rows.append(["Δ", *(reported_cell(cells.loc[c, "delta"], signed=True) for c in columns)])
+    lines = markdown_table(["Table 5 (test, Spearman x 100; STS12-16 'all')", *columns], rows)
+    lines += [""] + markdown_table(
+        ["Table 3 (STS-B dev, Spearman x 100)", "reported (BERT-base)", "reproduced", "Δ", "best step per seed"],
+        ([r["row"], *compared(r, 1), r["best_step"]] for _, r in tables["table3"].iterrows()),
+    )
     ablations = [t for t in ABLATIONS if csv_stem(t) in tables]
     if ablations:
-        lines += [
-            "",
-            "| ablation (dev; STS-B Spearman x 100, D.2's transfer: mean accuracy) | column "
-            "| reported (BERT-base) | reproduced | Δ |",
-            "|---|---|---|---|---|",
+        header = [
+            "ablation (dev; STS-B Spearman x 100, D.2's transfer: mean accuracy)",
+            "column",
+            "reported (BERT-base)",
+            "reproduced",
+            "Δ",
         ]
-        for table in ablations:
-            for _, r in tables[csv_stem(table)].iterrows():
-                lines.append(
-                    f"| {table}: {r['row']} | {r['column']} | {reported_cell(r['reported'], 1)} | "
-                    f"{mean_std(r)} | {reported_cell(r['delta'], signed=True)} |"
-                )
+        rows = [
+            [f"{table}: {r['row']}", r["column"], *compared(r, 1)]
+            for table in ablations
+            for _, r in tables[csv_stem(table)].iterrows()
+        ]
+        lines += [""] + markdown_table(header, rows)
     lines += _average_rows(tables)
     lines += [""] + markdown_rows(tables["claims"], skip_not_run=True)
     return "\n".join(lines)
@@ -622,7 +614,7 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
 
 def _average_rows(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The 'Avg.' column of Tables E.1, C.1, B.2 and B.3 as one compact table."""
-    lines = []
+    rows = []
     for stem, title in (
         ("tablee1", "Table E.1 (transfer test accuracy)"),
         ("tablec1", "Table C.1 (STS, 'all')"),
@@ -631,16 +623,7 @@ def _average_rows(tables: dict[str, pd.DataFrame]) -> list[str]:
         frame = tables.get(stem)
         if frame is None or frame.empty:
             continue
-        if not lines:
-            lines += [
-                "",
-                "| table (Avg. of its tasks, test) | row | reported (BERT-base) | reproduced | Δ |",
-                "|---|---|---|---|---|",
-            ]
         for _, r in frame[frame["column"] == "Avg."].iterrows():
-            name = r["table"] if stem == "protocols" else title
-            lines.append(
-                f"| {name} | {r['row']} | {reported_cell(r['reported'])} | {mean_std(r)} | "
-                f"{reported_cell(r['delta'], signed=True)} |"
-            )
-    return lines
+            rows.append([r["table"] if stem == "protocols" else title, r["row"], *compared(r)])
+    header = ["table (Avg. of its tasks, test)", "row", "reported (BERT-base)", "reproduced", "Δ"]
+    return [""] + markdown_table(header, rows) if rows else []

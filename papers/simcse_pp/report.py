@@ -13,9 +13,9 @@ from pathlib import Path
 import pandas as pd
 
 from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, paper_grid, table5_run
-from sentemb.paper import reported_cell
 from sentemb.plots import geometry, style
 from sentemb.report.claims_table import markdown_rows
+from sentemb.report.markdown import compared, markdown_table
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_table, trace
 
@@ -270,37 +270,22 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
         t = tables[key]
         if t.empty:
             continue
-        t = t[t["column"] == "Avg."]
-        lines += ["", f"| {title}: Avg. of 7 tasks | paper row | reported | reproduced | Δ |", "|---|---|---|---|---|"]
-        for _, r in t.iterrows():
-            lines.append(
-                f"| {r['row']} | {r['reported_row'] or '–'} | {reported_cell(r['reported'])} "
-                f"| {mean_std(r)} | {reported_cell(r['delta'], signed=True)} |"
-            )
+        rows = ([r["row"], r["reported_row"] or "–", *compared(r)] for _, r in t[t["column"] == "Avg."].iterrows())
+        lines += [""] + markdown_table([f"{title}: Avg. of 7 tasks", "paper row", "reported", "reproduced", "Δ"], rows)
     t5 = tables["table5"]
     if not t5.empty:
-        lines += ["", "| Table 5 (STS-B dev) | reported | reproduced | Δ |", "|---|---|---|---|"]
-        for _, r in t5.iterrows():
-            lines.append(
-                f"| {r['row']} | {reported_cell(r['reported'])} | {mean_std(r)} "
-                f"| {reported_cell(r['delta'], signed=True)} |"
-            )
+        rows = ([r["row"], *compared(r)] for _, r in t5.iterrows())
+        lines += [""] + markdown_table(["Table 5 (STS-B dev)", "reported", "reproduced", "Δ"], rows)
     t6 = tables["table6"]
     precision = ", ".join(sorted({p for joined in t6.get("precision", []) for p in str(joined).split(";")}))
-    lines += [
-        "",
-        f"| Table 6 (this machine, {precision}, batch 64) | s/step | sentences/s | 1 epoch of wiki1m (min) | "
-        "reported (min) |",
-        "|---|---|---|---|---|",
-    ]
+    rows = []
     for row, group in t6.groupby("row", sort=False):
         cells = group.set_index("column")
         rep = cells.loc["Training Time", "reported"]
-        lines.append(
-            f"| {row} | {mean_std(cells.loc['seconds per step'])} "
-            f"| {mean_std(cells.loc['sentences per second'])} | {mean_std(cells.loc['Training Time'])} "
-            f"| {'' if pd.isna(rep) else f'{rep:.0f}'} |"
-        )
+        measured = (mean_std(cells.loc[c]) for c in ("seconds per step", "sentences per second", "Training Time"))
+        rows.append([row, *measured, "" if pd.isna(rep) else f"{rep:.0f}"])
+    header = [f"Table 6 (this machine, {precision}, batch 64)", "s/step", "sentences/s", "1 epoch of wiki1m (min)"]
+    lines += [""] + markdown_table([*header, "reported (min)"], rows)
     lines += [""] + markdown_rows(tables["claims"])
     return "\n".join(lines).strip()
 

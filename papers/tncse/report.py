@@ -19,11 +19,11 @@ import pandas as pd
 
 from papers.tncse.experiments import TABLE4, table4_run
 from sentemb.objectives.tensor_norm import tn_surface
-from sentemb.paper import reported_cell
 from sentemb.plots import geometry, style
 from sentemb.report.claims_table import markdown_rows
+from sentemb.report.markdown import compared, markdown_table, reported_cell
 from sentemb.report.reported import load_reported
-from sentemb.report.reproduced import aggregate_seeds, join, mean_std, sts_table, trace
+from sentemb.report.reproduced import aggregate_seeds, join, sts_table, trace
 
 PAPER = "tncse"
 STAGE1 = "stage 1 = two unsup. SimCSE runs (seeds s, s+1) of the SimCSE grid, not RTT-trained encoders"
@@ -342,12 +342,9 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
     lines = []
     t1 = tables["table1"]
     if not t1.empty:
-        lines += [
-            "",
-            "| Table 1: Avg. of 7 STS (test, 'all') | paper row (BERT-base) | reported | reproduced | Δ |",
-            "|---|---|---|---|---|",
-        ]
-        lines += [_summary_line(r, r["reported_row"] or "–") for _, r in t1[t1["column"] == "Avg."].iterrows()]
+        header = ["Table 1: Avg. of 7 STS (test, 'all')", "paper row (BERT-base)", "reported", "reproduced", "Δ"]
+        rows = ([r["row"], r["reported_row"] or "–", *compared(r)] for _, r in t1[t1["column"] == "Avg."].iterrows())
+        lines += [""] + markdown_table(header, rows)
     lines += _table2_markdown(tables["table2"])
     for key, title in (
         ("table3", "Table 3"),
@@ -358,17 +355,13 @@ def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
         t = tables[key]
         if t.empty:
             continue
-        lines += ["", f"| {title} | column | reported | reproduced | Δ |", "|---|---|---|---|---|"]
-        lines += [
-            _summary_line(r, r["our_column"] if pd.notna(r.get("our_column")) else r["column"]) for _, r in t.iterrows()
-        ]
+        rows = (
+            [r["row"], r["our_column"] if pd.notna(r.get("our_column")) else r["column"], *compared(r)]
+            for _, r in t.iterrows()
+        )
+        lines += [""] + markdown_table([title, "column", "reported", "reproduced", "Δ"], rows)
     lines += [""] + markdown_rows(tables["claims"])
     return "\n".join(lines).strip()
-
-
-def _summary_line(r: pd.Series, column: str) -> str:
-    delta = reported_cell(r["delta"], signed=True)
-    return f"| {r['row']} | {column} | {reported_cell(r['reported'])} | {mean_std(r)} | {delta} |"
 
 
 def _table2_markdown(t2: pd.DataFrame) -> list[str]:
@@ -377,17 +370,12 @@ def _table2_markdown(t2: pd.DataFrame) -> list[str]:
     summary = table2_summary(t2)
     if summary.empty:
         return []
-    lines = [
-        "",
-        "| Table 2 (MTEB, seed 42) | method | tasks here | reported (paper's tasks) | reproduced (mirror's tasks) |",
-        "|---|---|---|---|---|",
-    ]
+    rows = []
     for _, r in summary.iterrows():
         of = r["paper_row"].split("(")[1].split()[0] if "(" in r["paper_row"] else "?"
         cells = t2[(t2["paper_row"] == r["paper_row"]) & (t2["method"] == r["method"])]
         metrics = ", ".join(sorted(set(cells["main_metric"])))
-        lines.append(
-            f"| {r['paper_row']} | {r['method']} | {r['n_tasks']} of {of}: {r['tasks'].replace(';', ', ')} "
-            f"({metrics}) | {reported_cell(r['reported'])} | {r['value']:.2f} (1) |"
-        )
-    return lines
+        tasks = f"{r['n_tasks']} of {of}: {r['tasks'].replace(';', ', ')} ({metrics})"
+        rows.append([r["paper_row"], r["method"], tasks, reported_cell(r["reported"]), f"{r['value']:.2f} (1)"])
+    header = ["Table 2 (MTEB, seed 42)", "method", "tasks here", "reported (paper's tasks)"]
+    return [""] + markdown_table([*header, "reproduced (mirror's tasks)"], rows)

@@ -21,8 +21,8 @@ Hooks (abstract; a subclass that misses one cannot be instantiated): :meth:`grid
 :meth:`claim_cells`, :meth:`summary`. Optional hooks with defaults: :meth:`derived` (no derived analyses),
 :meth:`figures` (none), :meth:`not_run` (the rows without records), :meth:`paper_grid` (the runs in the paper's own
 terms, which other papers build on through the registry; papers never import each other). The base implements
-coverage, collecting the records, claims, writing the CSV tables, the wide reader's view, provenance and the
-reported/Δ cell formatting.
+coverage, collecting the records, claims, writing the CSV tables, the wide reader's view and provenance (the READMEs'
+Markdown, reported | reproduced | Δ, is :mod:`sentemb.report.markdown`'s).
 
 The core finds the papers through the ``sentemb.papers`` entry point (:func:`registry`), never by importing ``papers``.
 """
@@ -221,13 +221,6 @@ class Paper(ABC):
                 yield from ((f"{name} {run_id}", d) for run_id, d in found.items())
             else:
                 yield name, found
-
-
-def reported_cell(value, digits: int = 2, signed: bool = False) -> str:
-    """A reported number or a Δ as the READMEs print it, '–' where the paper has none."""
-    if value is None or pd.isna(value):
-        return "–"
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
 def registry() -> dict[str, Paper]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sentemb.report.claim_tests import _fmt_p
+from sentemb.report.markdown import markdown_table
 
 
 def from_reproduced(reproduced: pd.DataFrame) -> pd.DataFrame:
@@ -35,11 +36,8 @@ def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[st
     """The verdicts as a Markdown table for a README: the direction verdict (effect, raw and adjusted p, n, test) and
     the size verdict (the effect it asks for, its status, the reproduced/paper ratio and adjusted p); then the
     claims this profile cannot separate (the same runs as another claim)."""
-    lines = [
-        "| claim | direction | effect | p (adjusted) | n | test | size (target) | reproduced / paper "
-        "| size p (adjusted) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    header = ["claim", "direction", "effect", "p (adjusted)", "n", "test", "size (target)", "reproduced / paper"]
+    rows = []
 
     def number(x, fmt):
         return format(float(x), fmt) if pd.notna(x) and x != "" else "–"
@@ -61,10 +59,11 @@ def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[st
         if pd.notna(c.get("size_ratio")) and c.get("size_ratio") != "":
             ratio = f"{number(c['size_ratio'], '.2f')} [{number(c['size_ratio_low'], '.2f')}, "
             ratio += f"{number(c['size_ratio_high'], '.2f')}]"
-        lines.append(
-            f"| {c['claim']} | {c['status']} | {number(c['effect'], '+.2f')} | {p_pair(c['p_value'], c['p_adjusted'])} "
-            f"| {c['n']} | {c['test']} | {size} | {ratio} | {p_pair(c.get('size_p_value'), c.get('size_p_adjusted'))} |"
+        direction = [c["claim"], c["status"], number(c["effect"], "+.2f"), p_pair(c["p_value"], c["p_adjusted"])]
+        rows.append(
+            [*direction, c["n"], c["test"], size, ratio, p_pair(c.get("size_p_value"), c.get("size_p_adjusted"))]
         )
+    lines = markdown_table([*header, "size p (adjusted)"], rows)
     if same:
         lines += ["", f"Not separable on this profile's backbone (no verdict of their own): {'; '.join(same)}."]
     return lines
