@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from papers.declutr import experiments, report
+from papers.declutr import NAME, experiments, report
 from papers.declutr.report import DEV_SCORE, N_DOWNSTREAM
 from sentemb.paper import Paper
 from sentemb.report.claims_table import from_reproduced
 
 
 class DeCLUTR(Paper):
-    name = "declutr"
+    name = NAME
     title = "DeCLUTR (Giorgi et al., 2021)"
     citation = (
         "John Giorgi, Osvald Nitski, Bo Wang, Gary Bader. DeCLUTR: Deep Contrastive Learning for Unsupervised "

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from papers.declutr import NAME
 from papers.declutr.experiments import (
     FIGURE2,
     FIGURE3_OBJECTIVES,
@@ -29,7 +30,6 @@ from sentemb.report.markdown import markdown_table, reported_cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
 
-PAPER = "declutr"
 SUBSTITUTE_BACKBONES = {  # by the profile's backbone: how a figure's caption names it (none for smoke's tiny random
     MINILM: "all-MiniLM-L6-v2 (already a trained sentence encoder)",  # BERT, whose figures only test the code, or for
     RAW_BERT: "the archive's MLM-only BERT (4 x 256)",  # the paper's own on full)
@@ -119,7 +119,7 @@ def reported_average(row: str, exclude: tuple[str, ...] = NOT_OFFLINE) -> float 
     """The paper's own Table S3 numbers of ``row`` averaged over its tasks but ``exclude`` (Supp. §3.2's rule): by
     default the 16 offline tasks, the reported value on the same task set as the reproduced one. Over all 18 tasks
     it gives back the paper's Table 1 Downstream (a test checks it)."""
-    reported = load_reported(PAPER, "tableS3")
+    reported = load_reported(NAME, "tableS3")
     cells = reported[(reported["row"] == row) & ~reported["column"].isin(exclude)]
     if cells.empty:
         return None
@@ -137,7 +137,7 @@ def _reproduced(records: dict[str, list[dict]], table: str, cells, extra: tuple[
     per_seed = pd.DataFrame(
         [
             {
-                "paper": PAPER,
+                "paper": NAME,
                 "table": table,
                 "row": row_label(name, record["profile"]),
                 "run": name,
@@ -153,7 +153,7 @@ def _reproduced(records: dict[str, list[dict]], table: str, cells, extra: tuple[
     )
     if per_seed.empty:
         return per_seed
-    reproduced, reported = aggregate_seeds(per_seed, extra=extra), load_reported(PAPER, table)
+    reproduced, reported = aggregate_seeds(per_seed, extra=extra), load_reported(NAME, table)
     return pd.concat(
         [
             join(reproduced[reproduced["metric"] == metric], reported[reported["metric"] == metric])

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from papers.noncontrastive import NAME, report
 from papers.noncontrastive import experiments as ex
-from papers.noncontrastive import report
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.paper import Paper, get_paper
 from sentemb.report.claims_table import from_reproduced, markdown_rows
@@ -30,7 +30,7 @@ CLAIM_GROUPS = ("BERT", "RoBERTa")
 
 
 class NonContrastive(Paper):
-    name = "noncontrastive"
+    name = NAME
     title = "Non-contrastive (Farina & Pappadopulo, 2024)"
     citation = (
         "Marco Farina, Duccio Pappadopulo. Non-contrastive sentence representations via self-supervision. "

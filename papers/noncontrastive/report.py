@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from papers.noncontrastive import NAME
 from papers.noncontrastive import experiments as ex
 from sentemb.data.mteb_mirror import MIRROR_TASKS
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
@@ -27,7 +28,6 @@ from sentemb.plots import style
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, trace
 
-PAPER = "noncontrastive"
 BACKBONE_ROW = "avg."  # Table 6's first row: most likely the untrained encoder with mean pooling (reported/ notes)
 RATING_BUCKETS = (0, 1, 2, 3, 4, 5)
 FIGURE4_ROWS = (BACKBONE_ROW, "simcse", "bt_dropout", "vicreg_dropout")
@@ -162,7 +162,7 @@ def table1(trials: pd.DataFrame) -> pd.DataFrame:
         for stat, value in scan_quantiles(group["best_stsb_dev"].tolist()).items():
             rows.append(
                 {
-                    "paper": PAPER,
+                    "paper": NAME,
                     "table": "Table 1",
                     "row": stat,
                     "group": f"{method} / {BACKBONE_GROUP.get(group['profile'].iloc[0], 'MiniLM')}",
@@ -179,7 +179,7 @@ def table1(trials: pd.DataFrame) -> pd.DataFrame:
                     "backbone_used": group["backbone_used"].iloc[0],
                 }
             )
-    return join(pd.DataFrame(rows), load_reported(PAPER, "table1"))
+    return join(pd.DataFrame(rows), load_reported(NAME, "table1"))
 
 
 def figure1(trials: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
@@ -248,7 +248,7 @@ def table4(records: dict[str, list[dict]], derived_records: dict[str, list[dict]
                     continue
                 per_seed.append(
                     {
-                        "paper": PAPER,
+                        "paper": NAME,
                         "table": "Table 4",
                         "row": task,
                         "run": name,
@@ -265,7 +265,7 @@ def table4(records: dict[str, list[dict]], derived_records: dict[str, list[dict]
     if not per_seed:
         return pd.DataFrame()
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("derived_id",))
-    table = join(cells, load_reported(PAPER, "table4"))
+    table = join(cells, load_reported(NAME, "table4"))
     table.insert(table.columns.get_loc("column") + 1, "model", [label(r) for r in table["run"]])
     return table
 
@@ -306,7 +306,7 @@ def table6(records: dict[str, list[dict]], derived_records: dict[str, list[dict]
             for column, value, metric, split, covers in cells:
                 per_seed.append(
                     {
-                        "paper": PAPER,
+                        "paper": NAME,
                         "table": "Table 6",
                         "row": label(name),
                         "run": name,
@@ -326,7 +326,7 @@ def table6(records: dict[str, list[dict]], derived_records: dict[str, list[dict]
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("derived_id",))
     covers = {(r["run"], r["column"]): r["covers"] for r in per_seed}
     cells["covers"] = [covers[(r, c)] for r, c in zip(cells["run"], cells["column"])]
-    return delta_on_the_same_tasks(join(cells, load_reported(PAPER, "table6")))
+    return delta_on_the_same_tasks(join(cells, load_reported(NAME, "table6")))
 
 
 def delta_on_the_same_tasks(table: pd.DataFrame) -> pd.DataFrame:

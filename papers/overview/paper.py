@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from papers.overview import experiments, report
+from papers.overview import NAME, experiments, report
 from papers.overview.summary import markdown_summary
 from sentemb import settings
 from sentemb.paper import Paper
 
 
 class Overview(Paper):
-    name = "overview"
+    name = NAME
     title = "Overview: the papers' methods side by side"
     citation = "this archive"
     official_code = "none"

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
+from papers.simcse import NAME
 from papers.simcse.experiments import WHITENING_FITS, grid
 from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries, top_k
 from sentemb.analysis.stsb import analyse
@@ -41,7 +42,6 @@ from sentemb.runs.transfer_records import transfer
 from sentemb.runs.whitening_records import N_WHITENING_FIT, fit_sample, whitened_sts
 from sentemb.spec import RunSpec
 
-PAPER = "simcse"
 TARGET = "sts_test"  # the "target" fit: every sentence of the 7 STS tasks' test sets
 RANDOM_QUERIES = 3
 QUERIES_FILE = Path(__file__).with_name("retrieval_queries.json")  # Table 8's queries per corpus, committed
@@ -133,7 +133,7 @@ def retrieval_queries(nli_corpus: str) -> list[str]:
 
 def queries_from_data(nli_corpus: str) -> list[str]:
     """:func:`retrieval_queries` drawn from the corpus itself (what ``retrieval_queries.json`` commits)."""
-    paper = [g.removeprefix("Query: ") for g in dict.fromkeys(load_reported(PAPER, "table8.text")["group"])]
+    paper = [g.removeprefix("Query: ") for g in dict.fromkeys(load_reported(NAME, "table8.text")["group"])]
     return seeded_queries(paper, corpus_premises(nli_corpus), RANDOM_QUERIES)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from papers.simcse import experiments, report
+from papers.simcse import NAME, experiments, report
 from sentemb.paper import Paper
 from sentemb.report.claims_table import from_reproduced
 
@@ -18,7 +18,7 @@ NOT_RUN_TRANSFER = (
 
 
 class SimCSE(Paper):
-    name = "simcse"
+    name = NAME
     title = "SimCSE (Gao et al., 2021)"
     citation = (
         "Tianyu Gao, Xingcheng Yao, Danqi Chen. SimCSE: Simple Contrastive Learning of Sentence Embeddings. EMNLP 2021"

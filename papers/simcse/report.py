@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from papers.simcse import NAME
 from papers.simcse.experiments import A1_LEARNING_RATES, TABLE3_DROPOUTS, WHITENING_FITS, a1_batches, a1_run, table3_run
 from sentemb.plots import geometry, search_grid, style
 from sentemb.report.claims_table import markdown_rows
@@ -18,7 +19,6 @@ from sentemb.report.markdown import compared, markdown_table, reported_cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, sts_table, trace
 
-PAPER = "simcse"
 # run name -> (our row label, the reported (group, row) it reproduces, or None when the paper has no such row)
 TABLE5_ROWS = {
     "backbone_avg": ("backbone, avg.", None),
@@ -141,7 +141,7 @@ def ablation(records: dict[str, list[dict]], table: str, transfer: dict[str, dic
                 continue
             rows.append(
                 {
-                    "paper": PAPER,
+                    "paper": NAME,
                     "table": table,
                     "row": row,
                     "run": name,
@@ -159,7 +159,7 @@ def ablation(records: dict[str, list[dict]], table: str, transfer: dict[str, dic
     if not rows:
         return pd.DataFrame()
     cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
-    return join(cells, load_reported(PAPER, table))
+    return join(cells, load_reported(NAME, table))
 
 
 def _best_steps(record: dict) -> dict:
@@ -171,7 +171,7 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
     for name, (label, reported) in TABLE5_ROWS.items():
         group, row = reported if reported else ("", "")
         keys = {
-            "paper": PAPER,
+            "paper": NAME,
             "table": "Table 5",
             "row": label,
             "run": name,
@@ -182,7 +182,7 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
             steps = _best_steps(record) if record["training"] else {"best_step": "", "best_is_last": ""}
             rows += [{**r, **steps} for r in sts_rows(record, keys)]
     cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
-    return join(cells, load_reported(PAPER, "table5"))
+    return join(cells, load_reported(NAME, "table5"))
 
 
 def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -194,7 +194,7 @@ def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
         for record in records[name]:
             rows.append(
                 {
-                    "paper": PAPER,
+                    "paper": NAME,
                     "table": "Table 3",
                     "row": label,
                     "run": name,
@@ -210,7 +210,7 @@ def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
                 }
             )
     cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
-    return join(cells, load_reported(PAPER, "table3"))
+    return join(cells, load_reported(NAME, "table3"))
 
 
 def dev_curves(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -405,7 +405,7 @@ def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
     for name, (label, reported) in E1_ROWS.items():
         group, row = reported if reported else ("", "")
         keys = {
-            "paper": PAPER,
+            "paper": NAME,
             "table": "Table E.1",
             "row": label,
             "run": name,
@@ -428,7 +428,7 @@ def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
                 rows.append({**keys, "column": column, "value": float(value), **trace(record)})
     if not rows:
         return pd.DataFrame()
-    return join(aggregate_seeds(pd.DataFrame(rows)), load_reported(PAPER, "tableE1"))
+    return join(aggregate_seeds(pd.DataFrame(rows)), load_reported(NAME, "tableE1"))
 
 
 def _post_processed(derived_records: dict, key: str, backbone: dict) -> list[dict]:
@@ -447,7 +447,7 @@ def table_c1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
         found = _post_processed(derived_records, key, backbone)
         if found:
             rows.append(("backbone_avg", label, "", reported_row, found))
-    return sts_table(PAPER, "Table C.1", rows, load_reported(PAPER, "tableC1"), ("all", ""))
+    return sts_table(NAME, "Table C.1", rows, load_reported(NAME, "tableC1"), ("all", ""))
 
 
 def _sts_under(record: dict, keys: dict, aggregation: str) -> list[dict]:
@@ -476,7 +476,7 @@ def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataF
                 b2_row = B2_ROWS.get(aggregation, "") if key == "backbone_avg" else ""
                 group, row = ("", b2_row) if table == "Table B.2" else (b3_group, b3_row)
                 keys = {
-                    "paper": PAPER,
+                    "paper": NAME,
                     "table": table,
                     "row": f"{label} ({aggregation})",
                     "run": name,
@@ -490,7 +490,7 @@ def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataF
         return pd.DataFrame()
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("protocol",))
     cells["protocol"] = cells["protocol"].str.split(";").str[0]
-    reported = pd.concat([load_reported(PAPER, "tableB2"), load_reported(PAPER, "tableB3")], ignore_index=True)
+    reported = pd.concat([load_reported(NAME, "tableB2"), load_reported(NAME, "tableB3")], ignore_index=True)
     return join(cells, reported)
 
 
@@ -525,7 +525,7 @@ def table8_view(table: pd.DataFrame) -> pd.DataFrame:
     if table.empty:
         return table
     view = table.pivot_table(index=["query", "rank"], columns="model", values="sentence", aggfunc="first")
-    reported = load_reported(PAPER, "table8.text")
+    reported = load_reported(NAME, "table8.text")
     reported["query"] = reported["group"].str.removeprefix("Query: ")
     reported["rank"] = reported["row"].str.removeprefix("#").astype(int)
     for column in TABLE8_MODELS.values():
@@ -537,7 +537,7 @@ def table8_view(table: pd.DataFrame) -> pd.DataFrame:
 def table_a1(records: dict[str, list[dict]], profile: str) -> pd.DataFrame:
     """Table A.1's search: STS-B dev Spearman x 100 of each (mode, batch, lr) point (seed 42, or the main run's
     seeds), and which point is best per mode; the paper's choice (BERT-base) in ``reported_batch``/``reported_lr``."""
-    reported = load_reported(PAPER, "tableA1")
+    reported = load_reported(NAME, "tableA1")
     rows = []
     for mode, group in (("unsup", "Unsupervised"), ("sup", "Supervised")):
         paper_row = "bert-base-uncased" if mode == "unsup" else "base"
@@ -550,7 +550,7 @@ def table_a1(records: dict[str, list[dict]], profile: str) -> pd.DataFrame:
                     continue
                 rows.append(
                     {
-                        "paper": PAPER,
+                        "paper": NAME,
                         "table": "Table A.1",
                         "mode": mode,
                         "batch_size": batch,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from papers.simcse_pp import experiments, report
+from papers.simcse_pp import NAME, experiments, report
 from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper, get_paper
@@ -41,7 +41,7 @@ def _corpus(spec: dict) -> str:
 
 
 class SimCSEpp(Paper):
-    name = "simcse_pp"
+    name = NAME
     title = "SimCSE++ (Xu et al., 2023)"
     citation = (
         "Jiahao Xu, Wei Shao, Lihui Chen, Lemao Liu. SimCSE++: Improving Contrastive Learning for Sentence "

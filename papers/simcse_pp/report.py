@@ -12,14 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from papers.simcse_pp import NAME
 from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, paper_grid, table5_run
 from sentemb.plots import geometry, style
 from sentemb.report.claims_table import markdown_rows
 from sentemb.report.markdown import compared, markdown_table
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_table, trace
-
-PAPER = "simcse_pp"
 
 # Table 3: our row label and the paper row it is compared with. MiniLM starts from a trained sentence encoder, so
 # SimCSE and SimCSE++ are compared with the paper's "from SBERT-base" rows; +Off-Info and +DCL exist only for BERT-base.
@@ -57,7 +56,7 @@ TABLE5_LABEL = {"m": "m", "lambda": "lambda", "tau_dcl": "tau_DCL"}
 
 def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]]) -> pd.DataFrame:
     """rows: (run name, our label, reported group, reported row, records)."""
-    return sts_table(PAPER, table, rows, load_reported(PAPER, table.lower().replace(" ", "")))
+    return sts_table(NAME, table, rows, load_reported(NAME, table.lower().replace(" ", "")))
 
 
 def table1(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -159,7 +158,7 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
             for record in records.get(name, []):
                 per_seed.append(
                     {
-                        "paper": PAPER,
+                        "paper": NAME,
                         "table": "Table 5",
                         "row": label,
                         "run": name,
@@ -175,7 +174,7 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
                 )
     if not per_seed:
         return pd.DataFrame()
-    return join(aggregate_seeds(pd.DataFrame(per_seed)), load_reported(PAPER, "table5"))
+    return join(aggregate_seeds(pd.DataFrame(per_seed)), load_reported(NAME, "table5"))
 
 
 def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -196,7 +195,7 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
             ):
                 per_seed.append(
                     {
-                        "paper": PAPER,
+                        "paper": NAME,
                         "table": "Table 6",
                         "row": label,
                         "run": name,
@@ -212,7 +211,7 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
                     }
                 )
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("precision",))
-    return join(cells, load_reported(PAPER, "table6"))
+    return join(cells, load_reported(NAME, "table6"))
 
 
 def table7(derived_records: dict[str, dict]) -> pd.DataFrame:

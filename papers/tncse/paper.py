@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from papers.tncse import experiments, report
+from papers.tncse import NAME, experiments, report
 from papers.tncse.report import STAGE1
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper
@@ -28,7 +28,7 @@ def figure5_sample(corpus: str) -> list[str]:
 
 
 class TNCSE(Paper):
-    name = "tncse"
+    name = NAME
     title = "TNCSE (Zong et al., 2025)"
     citation = (
         "Tianyu Zong, Bingkang Shi, Hongzhu Yi, Jungang Xu. TNCSE: Tensor's Norm Constraints for Unsupervised "

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from papers.tncse import NAME
 from papers.tncse.experiments import TABLE4, table4_run
 from sentemb.objectives.tensor_norm import tn_surface
 from sentemb.plots import geometry, style
@@ -25,7 +26,6 @@ from sentemb.report.markdown import compared, markdown_table, reported_cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, sts_table, trace
 
-PAPER = "tncse"
 STAGE1 = "stage 1 = two unsup. SimCSE runs (seeds s, s+1) of the SimCSE grid, not RTT-trained encoders"
 PAPER_COLUMNS = {"STS-B": "STSB", "SICK-R": "SICKR"}  # the paper's labels for the reproduced columns
 STS_AVG = "7 STS Avg."
@@ -53,7 +53,7 @@ def _sts_columns(rows: list[dict]) -> list[dict]:
 
 def _sts_table(table: str, rows: list[tuple[str, str, str, str, list[dict]]], reported: str) -> pd.DataFrame:
     """rows: (run name, our label, reported group, reported row, records): the 7 STS tasks and their average."""
-    return sts_table(PAPER, table, rows, load_reported(PAPER, reported), relabel=_sts_columns)
+    return sts_table(NAME, table, rows, load_reported(NAME, reported), relabel=_sts_columns)
 
 
 def _avg_table(
@@ -69,7 +69,7 @@ def _avg_table(
         for record in recs:
             per_seed.append(
                 {
-                    "paper": PAPER,
+                    "paper": NAME,
                     "table": table,
                     "row": row,
                     "run": name,
@@ -88,7 +88,7 @@ def _avg_table(
         return pd.DataFrame()
     cells_frame = aggregate_seeds(pd.DataFrame(per_seed), extra=("our_column",))
     cells_frame["our_column"] = [c.split(";")[0] for c in cells_frame["our_column"]]
-    return join(cells_frame, load_reported(PAPER, reported))
+    return join(cells_frame, load_reported(NAME, reported))
 
 
 def table1(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -157,7 +157,7 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
             if base is not None:
                 gains.append(
                     {
-                        "paper": PAPER,
+                        "paper": NAME,
                         "table": "Table 6",
                         "row": row,
                         "run": f"{sickr}-{wiki}",
@@ -172,7 +172,7 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
                     }
                 )
     if gains:
-        gain = join(aggregate_seeds(pd.DataFrame(gains)), load_reported(PAPER, "table6"))
+        gain = join(aggregate_seeds(pd.DataFrame(gains)), load_reported(NAME, "table6"))
         table = pd.concat([table, gain], ignore_index=True)
     return table
 
@@ -215,7 +215,7 @@ def table2_summary(t2: pd.DataFrame) -> pd.DataFrame:
     """Per paper row: the mean over the tasks the mirror has (and how many), next to the reported value."""
     if t2.empty:
         return t2
-    reported = load_reported(PAPER, "table2")
+    reported = load_reported(NAME, "table2")
     out = (
         t2.groupby(["paper_row", "method"], sort=False)
         .agg(value=("value", "mean"), n_tasks=("task", "count"), tasks=("task", ";".join))
