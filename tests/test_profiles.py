@@ -48,6 +48,7 @@ def test_a_chosen_learning_rate_moves_the_row_and_keeps_its_probe_as_its_first_s
     from sentemb import profiles
     from sentemb.paper import get_paper
 
+    monkeypatch.setitem(profiles.PROFILES, "raw", dataclasses.replace(profiles.RAW, lr_chosen=()))
     before = {p: get_paper(p).grid("raw") for p in ("simcse", "simcse_pp", "tncse")}
     chosen = dataclasses.replace(profiles.RAW, lr_chosen=(("simcse/unsup", 10.0), ("simcse_pp/dcl", 3.0)))
     monkeypatch.setitem(profiles.PROFILES, "raw", chosen)

@@ -18,7 +18,7 @@ def test_on_the_raw_profile_each_probe_is_one_seed_at_an_exact_multiple():
     assert simcse["unsup_lr_x3"][0].lr == 9e-05 and simcse["unsup_lr_x10"][0].lr == 3e-04
     assert simcse["unsup_lr_x3"][0].seed == simcse["unsup"][0].seed
     curve = simcse["unsup_curve_lr_x1"][0]
-    assert (curve.steps, curve.eval_every, curve.lr) == (300, 20, simcse["unsup"][0].lr)
+    assert (curve.steps, curve.eval_every, curve.lr) == (300, 20, simcse["unsup_lr_x1"][0].lr)  # the paper's rate
     simcse_pp = get_paper("simcse_pp").grid("raw", extended=False)  # SimCSE++'s SimCSE row is SimCSE's unsup
     assert simcse_pp["simcse_lr_x3"][0].run_id == simcse["unsup_lr_x3"][0].run_id
     tncse = get_paper("tncse").grid("raw", extended=False)  # stage 2 keeps its stage-1 pair

@@ -230,6 +230,18 @@ RAW = dataclasses.replace(  # the small profile's settings on the raw backbone
     backbone_kind="MLM only",
     compare_with="small",
     lr_multiples=(3.0, 10.0),
+    # chosen on STS-B dev by each row's probes at 20 steps (results/<paper>/raw/lr_probe.csv; seed 42, best dev x 100:
+    # unsup 57.01 / 57.96 / 58.69 at x1 / x3 / x10, sup 59.54 / 59.62 / 59.97, off-dropout 57.08 / 57.48 / 57.13,
+    # DCL 57.85 / 58.63 / 57.73, SimCSE++ 57.87 / 58.64 / 57.73, DeCLUTR 61.78 / 62.62 / 61.64); TNCSE's stage 2,
+    # probed from the chosen stage-1 pair (SimCSE unsup. at x10), keeps its rate (58.12 / 57.90 / 58.00)
+    lr_chosen=(
+        ("simcse/unsup", 10.0),
+        ("simcse/sup", 10.0),
+        ("simcse_pp/off_dropout", 3.0),
+        ("simcse_pp/dcl", 3.0),
+        ("simcse_pp/simcse_pp", 3.0),
+        ("declutr/declutr", 3.0),
+    ),
     steps_curve=300,
     disjoint_stage1=True,
 )
