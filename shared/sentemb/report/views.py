@@ -20,9 +20,12 @@ def csv_float(x: float) -> str:
 
 def write_csv_tables(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
     """``<folder>/<name>.csv`` for every table (:func:`csv_float`; the claims' p-values in significant digits), each
-    written atomically."""
+    written atomically; a table without columns (nothing to show yet, e.g. before its derived records exist) is not
+    written."""
     folder.mkdir(parents=True, exist_ok=True)
     for stem, frame in tables.items():
+        if frame.columns.empty:
+            continue
         frame = for_csv(frame) if stem == "claims" else frame
         atomic_write(
             folder / f"{stem}.csv", lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format=csv_float)
