@@ -330,6 +330,16 @@ def lr_probes(scaled: dict[str, tuple[RunSpec, ...]], tuned: Iterable[str], prof
     }
 
 
+def _chosen_multiples(
+    scaled: dict[str, tuple[RunSpec, ...]], paper: str, profile: str | Profile, borrowed: dict[str, str] | None
+) -> dict[str, float]:
+    """Row of ``scaled`` -> the multiple of its learning rate ``Profile.lr_chosen`` names for it (keyed
+    ``"<paper>/<row>"``, or the other paper's key of a ``borrowed`` row); rows without a choice are left out."""
+    chosen = dict(get_profile(profile).lr_chosen)
+    keys = {row: f"{paper}/{row}" for row in scaled} | (borrowed or {})
+    return {row: chosen[keys[row]] for row in scaled if keys[row] in chosen}
+
+
 def with_chosen_lr(
     scaled: dict[str, tuple[RunSpec, ...]], paper: str, profile: str | Profile, borrowed: dict[str, str] | None = None
 ) -> dict[str, tuple[RunSpec, ...]]:
@@ -338,11 +348,10 @@ def with_chosen_lr(
     key there (``{"simcse": "simcse/unsup"}``), so that a run both papers need stays one run id. The probes and curves
     are made from the rows before this (:func:`lr_probes`, :func:`steps_curves`): the chosen probe is then the row's
     first seed, the same run id, not a run of its own."""
-    chosen = dict(get_profile(profile).lr_chosen)
-    keys = {row: f"{paper}/{row}" for row in scaled} | (borrowed or {})
+    chosen = _chosen_multiples(scaled, paper, profile, borrowed)
     out = {}
     for row, specs in scaled.items():
-        multiple = chosen.get(keys[row])
+        multiple = chosen.get(row)
         out[row] = (
             specs
             if multiple is None
@@ -366,12 +375,11 @@ def tuned_grid(
     """A paper's scaled rows as this profile runs them: each at its chosen learning rate (:func:`with_chosen_lr`), the
     ``tuned`` rows' probes (:func:`lr_probes`), and, for a tuned row whose chosen multiple is not 1, its run at the
     paper's rate kept as the probe ``<row>_lr_x1`` (the probe table compares it)."""
-    chosen = dict(get_profile(profile).lr_chosen)
-    keys = {row: f"{paper}/{row}" for row in scaled} | (borrowed or {})
+    chosen = _chosen_multiples(scaled, paper, profile, borrowed)
     kept = {
         probe_name(row, 1.0): (dataclasses.replace(scaled[row][0], notes="lr probe x1 (the paper's rate)"),)
         for row in tuned
-        if row in scaled and keys[row] in chosen
+        if row in chosen
     }
     return {**with_chosen_lr(scaled, paper, profile, borrowed), **lr_probes(scaled, tuned, profile), **kept}
 
