@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from papers.noncontrastive.report import delta_on_the_same_tasks
-from papers.simcse_pp import report as simcse_pp_report
+from papers.noncontrastive.tables import delta_on_the_same_tasks
+from papers.simcse_pp import tables as simcse_pp_tables
 from sentemb.report.claim_cells import load_claims
 from sentemb.report.claims import evaluate
 from sentemb.report.claims_table import for_csv
@@ -117,7 +117,7 @@ def test_small_p_values_stay_readable_in_the_csv():
 
 
 def test_the_bert_base_claim_is_tested_on_its_aliased_cells():
-    assert "simcsepp-beats-simcse-bert-base" not in simcse_pp_report.NOT_TESTABLE
+    assert "simcsepp-beats-simcse-bert-base" not in simcse_pp_tables.NOT_TESTABLE
     claim = next(c for c in load_claims("simcse_pp") if c["id"] == "simcsepp-beats-simcse-bert-base")
     rows = {claim["left"]["row"]: [78.0, 78.2, 78.1], claim["right"]["row"]: [77.0, 77.1, 76.9]}
     cells = pd.DataFrame(

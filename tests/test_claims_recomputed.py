@@ -347,7 +347,7 @@ def check_values_trace(cell: dict, claim: str) -> None:
     values, ids = cell["values"], cell["run_ids"]
     kind = next((k for k in COMPUTED if k in cell["cell"]), None)
     if kind == "Downstream":  # DeCLUTR Table 1: the mean over the offline tasks of each task's (mean) score
-        from papers.declutr.report import downstream_average, task_scores
+        from papers.declutr.tables import downstream_average, task_scores
 
         for value, ident in zip(values, ids):
             assert downstream_average(task_scores(record(ident))) == pytest.approx(value, abs=1e-3), (claim, ident)

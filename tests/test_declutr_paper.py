@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from conftest import needs_mirror
 
-from papers.declutr import report
+from papers.declutr import summary, tables
 from papers.declutr.experiments import (
     CORE,
     FIGURE3_RUNS,
@@ -163,9 +163,9 @@ def test_the_declutr_group_adds_declutrs_sts_protocol_to_the_record(monkeypatch)
 
 
 def test_supplement_3_2_average_gives_back_the_papers_downstream_column():
-    assert report.reported_average("DeCLUTR-small (ours)", exclude=()) == pytest.approx(76.80, abs=0.005)  # Table 1
-    assert report.reported_average("Transformer-small", exclude=()) == pytest.approx(72.69, abs=0.005)
-    assert report.reported_average("DeCLUTR-small (ours)") == pytest.approx(77.965625)  # the 16 offline tasks
+    assert tables.reported_average("DeCLUTR-small (ours)", exclude=()) == pytest.approx(76.80, abs=0.005)  # Table 1
+    assert tables.reported_average("Transformer-small", exclude=()) == pytest.approx(72.69, abs=0.005)
+    assert tables.reported_average("DeCLUTR-small (ours)") == pytest.approx(77.965625)  # the 16 offline tasks
 
 
 def test_report_tables_from_records(monkeypatch):
@@ -179,8 +179,8 @@ def test_report_tables_from_records(monkeypatch):
             for t in ("CR", "MR", "MPQA", "SUBJ", "SST2", "SST5", "TREC", "SICKEntailment")
         }
         tasks["MRPC"] = {"acc": 70.0, "f1": 80.0, "devacc": 72.0}
-        sts = {t: {"aggregate": {"spearman": {"mean": 0.6, "all": 0.5, "wmean": 0.55}}} for t in report.STS_SUBSETS}
-        sts.update({t: {"spearman": 0.7, "devpearson": 0.75} for t in report.REGRESSOR_TASKS})
+        sts = {t: {"aggregate": {"spearman": {"mean": 0.6, "all": 0.5, "wmean": 0.55}}} for t in tables.STS_SUBSETS}
+        sts.update({t: {"spearman": 0.7, "devpearson": 0.75} for t in tables.REGRESSOR_TASKS})
         results["transfer"] = {"tasks": tasks}
         results["sts_senteval"] = {"protocol_name": "senteval", "tasks": sts}
         return results, lookup
@@ -188,13 +188,13 @@ def test_report_tables_from_records(monkeypatch):
     monkeypatch.setattr(execute, "evaluate_model", fake)
     spec = dataclasses.replace(grid("smoke")["transformer"][0], synthetic_data=True)
     records = {"transformer": [execute.ensure(spec, progress=False)], "declutr": []}
-    t1 = report.table1(records)
+    t1 = tables.table1(records)
     expected = (8 * 80 + 75 + 2 * 70 + 5 * 60) / 16  # 8 accuracies, MRPC (70 + 80) / 2, 2 regressors, STS12-16
     assert t1["reproduced"].iloc[0] == pytest.approx(expected) and t1["reported"].iloc[0] == pytest.approx(72.69)
     assert t1["delta"].iloc[0] == pytest.approx(expected - 73.493125)
-    s3 = report.tableS3(records).set_index(["column", "metric"])
+    s3 = tables.tableS3(records).set_index(["column", "metric"])
     assert s3.loc[("MRPC", "f1"), "reproduced"] == 80.0 and s3.loc[("STS12", "spearman"), "reported"] == 54.95
-    s6 = report.tableS6(records)
+    s6 = tables.tableS6(records)
     assert s6["reproduced"].iloc[0] == pytest.approx((8 * 81 + 72 + 2 * 75) / 11) and s6["n_tasks"].iloc[0] == "11"
 
 
@@ -207,14 +207,14 @@ def test_the_readme_summary_tabulates_every_figure_point_and_marks_missing_ones(
             "dev_score": [87.06, 80.5, 71.25, 86.5, 85.25],
         }
     )
-    text = "\n".join(report.figure_markdown(points))
+    text = "\n".join(summary.figure_markdown(points))
     assert "| A = 1, P = 4 | 80.50 | – |" in text
     assert "| A = 2, P = 2 | – | 87.06 |" in text
     assert "| A = P = 2, tau = 0.05 | 87.06 | – | – |" in text
     assert "| mlm | – | 71.25 | – |" in text
     assert "| mlp | – | 86.50 | – |" in text
     assert "| tau = 0.01 | – | – | 85.25 |" in text
-    assert report.figure_markdown(points.iloc[:0]) == []
+    assert summary.figure_markdown(points.iloc[:0]) == []
 
 
 def test_the_figures_claims_rest_on_their_grid_points():
@@ -236,7 +236,7 @@ def test_the_figures_claims_rest_on_their_grid_points():
     for name in names:
         if name.startswith("a1_"):
             records[name] = [record(70.0 + 0.1 * len(name))]
-    cells = report.figure_cells(records).set_index(["table", "row"])
+    cells = tables.figure_cells(records).set_index(["table", "row"])
     assert len(cells.loc[("Figure 2", "A = 1"), "values"].split(";")) == 6
     assert len(cells.loc[("Figure S1", "memory bank"), "values"].split(";")) == 12
     assert cells.loc[("Figure S1", "no memory bank"), "value"] == pytest.approx(86.1)  # the headline's 3 seeds
@@ -273,8 +273,8 @@ def test_a_figure_is_drawn_only_where_its_grid_points_have_records():
         records[name] = [{"run_id": specs[name][0].run_id, "spec": spec, "metrics": {"stsb_dev_spearman": score}}]
 
     def drawn(records):
-        tables = {"figures": report.figure_points(records)}
-        return [path.name for path in DECLUTR.figures(Build("declutr", "smoke", records=records, tables=tables))]
+        built_tables = {"figures": tables.figure_points(records)}
+        return [path.name for path in DECLUTR.figures(Build("declutr", "smoke", records=records, tables=built_tables))]
 
     assert drawn(records) == ["figure2_sampling.png", "figure2_sampling.pdf"]
     assert drawn({name: [] for name in specs}) == []

@@ -92,7 +92,7 @@ def test_the_paper_check_refuses_every_form_of_an_arrow_between_papers(tmp_path)
     (folder / "tncse").mkdir(parents=True)
     module = folder / "tncse" / "m.py"
     module.write_text(
-        "from papers.tncse import report\n"
+        "from papers.tncse import tables\n"
         "from papers.simcse.experiments import grid\n"
         "def f():\n    from papers import noncontrastive\n    import papers.overview.paper\n"
     )
@@ -101,3 +101,29 @@ def test_the_paper_check_refuses_every_form_of_an_arrow_between_papers(tmp_path)
         "papers.noncontrastive (line 4)",
         "papers.overview.paper (line 5)",
     ]
+
+
+PAPER_FOLDERS = sorted(p for p in PAPERS_ROOT.iterdir() if (p / "paper.py").is_file())
+DRAWING = ("matplotlib", "seaborn", "sentemb.plots")
+
+
+def _modules_imported(path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return found
+
+
+@pytest.mark.parametrize("folder", PAPER_FOLDERS, ids=lambda p: p.name)
+def test_a_papers_tables_figures_and_summary_are_three_modules_and_tables_draw_nothing(folder):
+    """Each paper: ``tables.py`` (pure functions of records; it draws nothing and imports neither of the other two),
+    ``figures.py`` (tables in, paths out) and ``summary.py`` (the README's block); no ``report.py`` doing all three."""
+    assert {"tables.py", "figures.py", "summary.py"} <= {p.name for p in folder.glob("*.py")}
+    assert not (folder / "report.py").exists()
+    imported = _modules_imported(folder / "tables.py")
+    mine = f"papers.{folder.name}"
+    assert not [m for m in imported if m.startswith(DRAWING)], imported
+    assert not imported & {f"{mine}.figures", f"{mine}.summary"}, imported

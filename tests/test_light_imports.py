@@ -45,11 +45,12 @@ assert record is None and "does not hold the spec" in error, error
     assert _imported(code, tmp_path, ("transformers", "sentemb.runs.execute", "sentemb.train.loop")) == []
 
 
-def test_the_papers_reports_import_no_transformers(tmp_path):
+def test_the_papers_tables_figures_and_summaries_import_no_transformers(tmp_path):
     code = f"""
 import importlib
 for paper in {PAPERS!r}:
-    importlib.import_module(f"papers.{{paper}}.report")
+    for module in ("tables", "figures", "summary"):
+        importlib.import_module(f"papers.{{paper}}.{{module}}")
 """
     assert _imported(code, tmp_path, ("transformers",)) == []
 

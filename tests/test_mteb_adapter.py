@@ -114,10 +114,10 @@ def test_tweet_and_amazon_labels_match_the_readme_counts():
 
 
 def test_a_claim_is_testable_when_its_category_has_an_offline_task(monkeypatch):
-    from papers.noncontrastive import report
+    from papers.noncontrastive import tables
 
-    monkeypatch.setitem(report.OFFLINE_TASKS, "PairClass.", ["SprintDuplicateQuestions"])
-    reasons = report.not_testable()
+    monkeypatch.setitem(tables.OFFLINE_TASKS, "PairClass.", ["SprintDuplicateQuestions"])
+    reasons = tables.not_testable()
     assert "shuffle-beats-dropout-pairclass-bert-bt" not in reasons
     assert reasons["roberta-bt-dropout-beats-simcse-clustering"] == "no Clust. task of Table 4 runs offline"
     assert reasons["supervised-wikiauto-best-retrieval"].startswith("WikiAuto is not offline")

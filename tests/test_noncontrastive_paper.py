@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from papers.noncontrastive import experiments as ex
-from papers.noncontrastive import report
+from papers.noncontrastive import tables as paper_tables
 from papers.simcse.experiments import grid as simcse_grid
 from sentemb import settings
 from sentemb.paper import Build, get_paper
@@ -122,10 +122,10 @@ def test_smac_is_told_the_recorded_trials_and_asked_only_for_the_next():
 
 
 def test_scan_quantiles_on_hand_made_trials():
-    assert report.scan_quantiles([70.0, 80.0, 90.0, 60.0]) == {"max": 90.0, "q75": 82.5, "q50": 75.0}
-    assert report.scan_quantiles([77.7]) == {"max": 77.7, "q75": 77.7, "q50": 77.7}
+    assert paper_tables.scan_quantiles([70.0, 80.0, 90.0, 60.0]) == {"max": 90.0, "q75": 82.5, "q50": 75.0}
+    assert paper_tables.scan_quantiles([77.7]) == {"max": 77.7, "q75": 77.7, "q50": 77.7}
     with pytest.raises(ValueError):
-        report.scan_quantiles([])
+        paper_tables.scan_quantiles([])
     trials = pd.DataFrame(
         [
             {
@@ -139,7 +139,7 @@ def test_scan_quantiles_on_hand_made_trials():
             for i, v in enumerate([70.0, 80.0, 90.0, 60.0])
         ]
     )
-    table = report.table1(trials).set_index("row")
+    table = paper_tables.table1(trials).set_index("row")
     assert table.loc["max", "reproduced"] == 90.0 and table.loc["q50", "reproduced"] == 75.0
     assert (table["n_trials"] == 4).all() and table.loc["max", "run_ids"] == "r0;r1;r2;r3"
     assert table.loc["max", "reported"] == 74.0 and table.loc["max", "reported_group"] == "Barlow Twins / BERT"
@@ -175,7 +175,7 @@ def test_every_table1_cell_meets_the_papers_reported_value_and_claims():
         for cell in ex.TABLE1_CELLS
         for k in range(4)
     ]
-    t1 = report.table1(pd.DataFrame(rows))
+    t1 = paper_tables.table1(pd.DataFrame(rows))
     assert len(t1) == 2 * len(ex.TABLE1_CELLS) * 3 and t1["reported"].notna().all()
     import yaml
 
@@ -200,7 +200,7 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
     from the seeds that have one (matched by run id, not by position)."""
     headline = ex.HEADLINE_ROWS[0]
     runs = [{"run_id": f"r{seed}", "spec": {"seed": seed}} for seed in (42, 43, 44)]
-    records = {report.BACKBONE_ROW: [{"run_id": "b", "spec": {"seed": 42}}], headline: runs}
+    records = {paper_tables.BACKBONE_ROW: [{"run_id": "b", "spec": {"seed": 42}}], headline: runs}
     calls = []
 
     def fake(record, run_missing=True, progress=False):
@@ -213,14 +213,14 @@ def test_small_profile_computes_mteb_only_with_extended_and_lists_what_it_left_o
     derived = PAPER.derived(Build("noncontrastive", "small", run_missing=True, records=records))
     assert {rid for rid, _ in calls} == {"b", "r42", "r43", "r44"} and not any(compute for _, compute in calls)
     assert [d["run_id"] for d in derived[headline]] == ["r42", "r44"]
-    missing = report.derived_not_run(records, derived)
+    missing = paper_tables.derived_not_run(records, derived)
     assert missing[["run_id", "seed"]].values.tolist() == [["r43", 43]]
     assert "--extended" in missing["status"].iloc[0]
-    assert report._run_of(derived[headline][1], records[headline])["spec"]["seed"] == 44
+    assert paper_tables._run_of(derived[headline][1], records[headline])["spec"]["seed"] == 44
     calls.clear()
     derived = PAPER.derived(Build("noncontrastive", "small", run_missing=True, extended=True, records=records))
     assert all(compute for _, compute in calls) and len(derived[headline]) == 3
-    assert report.derived_not_run(records, derived).empty
+    assert paper_tables.derived_not_run(records, derived).empty
     for profile, run_missing, extended, computes in (
         ("smoke", True, False, True),
         ("full", True, False, True),
@@ -264,7 +264,7 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     assert n[("VICReg / MiniLM", "EDA 0.1", "q50")] == ex.VICREG_TRIALS["smoke"]
     t6 = pd.read_csv(tables / "table6.csv")
     assert set(t6["column"]) == {"alignment", "uniformity"}  # generated data: no MTEB
-    assert set(t6["row"]) == {report.label(n) for n in (report.BACKBONE_ROW, *ex.HEADLINE_ROWS)}
+    assert set(t6["row"]) == {paper_tables.label(n) for n in (paper_tables.BACKBONE_ROW, *ex.HEADLINE_ROWS)}
     assert (t6[t6["row"] == "SimCSE"]["n"] == 2).all()
     claims = pd.read_csv(tables / "claims.csv").set_index("claim")
     assert set(claims["status"]) <= {"holds", "fails", "inconclusive", "not run"}

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from papers.overview import experiments, report, summary
+from papers.overview import experiments, summary, tables
 from sentemb import archive_coverage
 from sentemb.paper import get_paper
 from sentemb.settings import REPO_ROOT
@@ -49,11 +49,11 @@ def test_pairwise_finds_a_real_gap_and_corrects_for_the_pairs():
         b: [_record(0.020 + d, s) for s, d in zip((1, 2, 3), (0.001, -0.001, 0.0))],
         c: [_record(0.0005 + d, s) for s, d in zip((1, 2, 3), (0.002, -0.001, 0.0))],
     }
-    pairs = report.pairwise(report.sts_seeds(sts, "all"), "sts", "all").set_index(["method_a", "method_b"])
+    pairs = tables.pairwise(tables.sts_seeds(sts, "all"), "sts", "all").set_index(["method_a", "method_b"])
     assert pairs.loc[(a, b), "difference"] == pytest.approx(-2.0, abs=1e-6)
     assert pairs.loc[(a, b), "significant"] and not pairs.loc[(a, c), "significant"]
     assert (pairs["p_corrected"] >= pairs["p_value"] - 1e-12).all()  # Benjamini-Hochberg never lowers a p-value
-    table = report.sts_comparison(sts)
+    table = tables.sts_comparison(sts)
     avg = table[table["column"] == "Avg."].set_index("row")
     assert avg.loc[b, "value"] - avg.loc[a, "value"] == pytest.approx(2.0, abs=1e-6)
     assert avg.loc[a, "n"] == 3
@@ -83,17 +83,17 @@ def test_transfer_and_mteb_averages_are_tested_pairwise_per_evaluation():
         "B": [transfer([84, 86]), transfer([84.2, 86]), transfer([83.8, 86])],
         "C": [transfer([70, 70])],
     }
-    averages = report.derived_seeds("transfer", found)
+    averages = tables.derived_seeds("transfer", found)
     assert averages["A"] == pytest.approx([81.0, 81.1, 80.9]) and averages["C"] == [70.0]
-    pairs = report.pairwise(averages, "transfer")
+    pairs = tables.pairwise(averages, "transfer")
     assert len(pairs) == 1 and pairs.loc[0, "evaluation"] == "transfer" and pairs.loc[0, "significant"]
     assert pairs.loc[0, "difference"] == pytest.approx(-4.0) and pairs.loc[0, "n"] == "3 vs 3"  # C: one seed only
-    assert report.derived_seeds("mteb", {"A": [mteb([60, 70]), mteb([None, None])]}) == {"A": [65.0]}
+    assert tables.derived_seeds("mteb", {"A": [mteb([60, 70]), mteb([None, None])]}) == {"A": [65.0]}
 
 
 def test_the_protocol_average_is_the_mean_of_the_seeds_averages():
     sts = {"SimCSE unsup.": [_record(0.0, 1), _record(0.01, 2)]}
-    table = report.sts_comparison(sts)
+    table = tables.sts_comparison(sts)
     means = summary.average_cells(table, "mean")["SimCSE unsup."]
     alls = summary.average_cells(table, "all")["SimCSE unsup."]
     assert means.endswith("(2)") and alls.endswith("± 0.71 (2)")  # 0 and +1 point: std 0.71
@@ -101,7 +101,7 @@ def test_the_protocol_average_is_the_mean_of_the_seeds_averages():
 
 def test_the_wide_view_of_a_comparison_is_mean_std_n_without_a_reported_number():
     sts = {"SimCSE unsup.": [_record(0.0, 1), _record(0.01, 2)]}
-    wide = get_paper("overview").wide(report.sts_comparison(sts), ("mean", ""))
+    wide = get_paper("overview").wide(tables.sts_comparison(sts), ("mean", ""))
     assert list(wide.columns) == ["STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R", "Avg."]
     assert wide.loc["SimCSE unsup.", "Avg."].endswith("± 0.71 (2)")  # no " [reported]" suffix
 
@@ -162,7 +162,7 @@ def test_methods_sharing_seeds_and_data_order_are_compared_paired(tmp_path, monk
             (folder / f"{method}{seed}.json").write_text(json.dumps(record))
     a, b = [80.3, 81.35, 79.28], [80.0, 81.0, 79.0]
     values = {m: Seeds(v, [f"{m}{s}" for s in (42, 43, 44)], "small") for m, v in (("a", a), ("b", b), ("c", b))}
-    pairs = report.pairwise(values, "sts").set_index(["method_a", "method_b"])
+    pairs = tables.pairwise(values, "sts").set_index(["method_a", "method_b"])
     assert pairs.loc[("a", "b"), "test"] == "paired t two-sided (paired: the same seed and data order)"
     assert pairs.loc[("a", "b"), "p_value"] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-12)
     assert pairs.loc[("a", "b"), "n"] == "3 pairs"
@@ -172,8 +172,8 @@ def test_methods_sharing_seeds_and_data_order_are_compared_paired(tmp_path, monk
 
 def test_claims_by_backbone_sets_each_verdict_beside_the_other_backbones_and_marks_the_changes(tmp_path, monkeypatch):
     monkeypatch.setenv("SENTEMB_RESULTS", str(tmp_path))
-    assert report.claims_by_backbone("small").empty  # small is compared with nothing
-    assert report.claims_by_backbone("raw").empty  # no claims yet on either side
+    assert tables.claims_by_backbone("small").empty  # small is compared with nothing
+    assert tables.claims_by_backbone("raw").empty  # no claims yet on either side
 
     def write(profile, rows):
         folder = tmp_path / "simcse" / profile
@@ -184,7 +184,7 @@ def test_claims_by_backbone_sets_each_verdict_beside_the_other_backbones_and_mar
 
     write("small", [("a", "fails", "fails"), ("b", "holds", "size fails"), ("c", "inconclusive", "inconclusive")])
     write("raw", [("a", "holds", "size holds"), ("b", "holds", "size fails")])
-    table = report.claims_by_backbone("raw").set_index("claim")
+    table = tables.claims_by_backbone("raw").set_index("claim")
     assert list(table.columns) == [
         "paper", "direction_status small", "size_status small", "direction_status raw", "size_status raw", "changed"
     ]  # fmt: skip
@@ -200,7 +200,7 @@ def test_methods_by_backbone_sets_each_rows_seeds_on_both_backbones_beside_their
     from sentemb.paper import get_paper
     from sentemb.runs import store
 
-    assert report.methods_by_backbone("small").empty
+    assert tables.methods_by_backbone("small").empty
     rows = {
         "untrained, mean pooling": ("simcse", "backbone_avg"),
         "SimCSE": ("simcse", "unsup"),
@@ -224,7 +224,7 @@ def test_methods_by_backbone_sets_each_rows_seeds_on_both_backbones_beside_their
         ]
 
     monkeypatch.setattr(store, "all_records", fake)
-    table = report.methods_by_backbone("raw").set_index("row")
+    table = tables.methods_by_backbone("raw").set_index("row")
     assert list(table["method"]) == list(rows)
     assert table.loc["unsup", "small mean"] == pytest.approx(76.0) and table.loc["unsup", "small n"] == 3
     assert table.loc["unsup", "raw mean"] == pytest.approx(45.0) and table.loc["unsup", "raw n"] == 2

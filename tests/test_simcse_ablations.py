@@ -1,11 +1,11 @@
-"""SimCSE's ablation grid (Tables 1, 2, 4, 6, 7, D.1, D.2), its report tables and its not-run rows."""
+"""SimCSE's ablation grid (Tables 1, 2, 4, 6, 7, D.1, D.2), its tables and its not-run rows."""
 
 import math
 
 import pytest
 
 from papers.simcse import experiments as ex
-from papers.simcse import report
+from papers.simcse import tables
 from sentemb.paper import Build, get_paper
 
 PAPER = get_paper("simcse")
@@ -13,7 +13,7 @@ PAPER = get_paper("simcse")
 
 def test_every_ablation_row_names_a_run_of_the_grid_and_every_extra_run_is_in_a_table():
     small = ex.grid("small")
-    named = {run for rows in report.ABLATIONS.values() for run in (r[2] for r in rows)}
+    named = {run for rows in tables.ABLATIONS.values() for run in (r[2] for r in rows)}
     assert named <= set(small)
     a1 = {
         ex.a1_run("small", mode, b, lr)
@@ -21,7 +21,7 @@ def test_every_ablation_row_names_a_run_of_the_grid_and_every_extra_run_is_in_a_
         for b in ex.a1_batches("small")
         for lr in ex.A1_LEARNING_RATES
     }
-    assert set(small) - set(ex.CORE) <= named | a1 | set(report.E1_ROWS)  # no ablation run that no table reads
+    assert set(small) - set(ex.CORE) <= named | a1 | set(tables.E1_ROWS)  # no ablation run that no table reads
     assert set(ex.grid("small", extended=False)) == set(ex.SMALL_CORE) < set(ex.CORE)
     assert set(ex.SMOKE_ABLATIONS) - {"a1_sup_b8_lr1e-05"} <= named
     assert set(ex.grid("smoke")) == set(ex.CORE) | set(ex.SMOKE_ABLATIONS)
@@ -39,7 +39,7 @@ def test_ablation_specs_say_what_they_change():
     assert small["sup_mlm_0.01"][0].final_eval == "sts,transfer"
     assert small["sup_mlm_0.01"][0].objective_params["mlm_weight"] == 0.01 and "sup_mlm_0" not in small
     assert small["unsup_mlm_0.1"][0].objective_params["mlm_weight"] == 0.1
-    assert small["unsup_mlm_0.1"][0].objective == "simcse_unsup" and "unsup_mlm_0.1" in report.E1_ROWS
+    assert small["unsup_mlm_0.1"][0].objective == "simcse_unsup" and "unsup_mlm_0.1" in tables.E1_ROWS
     assert small["unsup_cls_mlp"][0].pooler == "cls" and small["sup_no_mlp"][0].pooler == "cls_before_pooler"
     assert small["next_3_sentences_two_encoders"][0].objective_params == {
         "context": "next_3_sentences",
@@ -66,19 +66,19 @@ def _record(run_id, seed, dev, transfer=None):
 
 def test_ablation_table_from_records_next_to_the_papers_numbers():
     records = {"unsup": [_record("u42", 42, 0.80), _record("u43", 43, 0.82)], "crop_0.1": [_record("c", 42, 0.7)]}
-    table = report.ablation(records, "Table 1").set_index("row")
+    table = tables.ablation(records, "Table 1").set_index("row")
     assert table.loc["None (unsup. SimCSE)", "reproduced"] == pytest.approx(81.0)
     assert table.loc["None (unsup. SimCSE)", "n"] == 2 and table.loc["Crop 10%", "reported"] == 77.8
     assert table.loc["Crop 10%", "delta"] == pytest.approx(70.0 - 77.8)
     assert "Crop 20%" not in table.index  # no record: listed by not_run, not invented
-    assert report.ablation({}, "Table 7").empty
+    assert tables.ablation({}, "Table 7").empty
 
 
 def test_table_d2_transfer_column_is_the_mean_dev_accuracy_and_nan_when_a_task_lacks_one():
     tasks = {"MR": {"devacc": 80.0, "acc": 79.0}, "CR": {"devacc": 90.0, "acc": 88.0}}
-    assert report._measure(_record("x", 42, 0.5, tasks), "transfer_dev") == pytest.approx(85.0)
-    assert math.isnan(report._measure(_record("x", 42, 0.5, {**tasks, "SUBJ": {"status": "not run"}}), "transfer_dev"))
-    table = report.ablation({"sup_mlm_0.1": [_record("m", 42, 0.86, tasks)]}, "Table D.2").set_index(["row", "column"])
+    assert tables._measure(_record("x", 42, 0.5, tasks), "transfer_dev") == pytest.approx(85.0)
+    assert math.isnan(tables._measure(_record("x", 42, 0.5, {**tasks, "SUBJ": {"status": "not run"}}), "transfer_dev"))
+    table = tables.ablation({"sup_mlm_0.1": [_record("m", 42, 0.86, tasks)]}, "Table D.2").set_index(["row", "column"])
     assert table.loc[("w/ MLM, lambda=0.1", "Avg. transfer"), "reproduced"] == pytest.approx(85.0)
     assert table.loc[("w/ MLM, lambda=0.1", "Avg. transfer"), "reported"] == 86.2
 
@@ -87,10 +87,10 @@ def test_table_d2_without_mlm_is_the_sup_run_scored_on_transfer_by_its_derived_r
     """'w/o MLM' is the sup run: its STS-B dev from the run record, its transfer tasks from a derived record; with no
     derived record the transfer cell is left out, not NaN."""
     sup = _record("s42", 42, 0.86)
-    alone = report.ablation({"sup": [sup]}, "Table D.2").set_index(["row", "column"])
+    alone = tables.ablation({"sup": [sup]}, "Table D.2").set_index(["row", "column"])
     assert ("w/o MLM", "STS-B") in alone.index and ("w/o MLM", "Avg. transfer") not in alone.index
     derived = {"s42": {"result": {"transfer": {"tasks": {"MR": {"devacc": 70.0}, "CR": {"devacc": 80.0}}}}}}
-    table = report.ablation({"sup": [sup]}, "Table D.2", derived).set_index(["row", "column"])
+    table = tables.ablation({"sup": [sup]}, "Table D.2", derived).set_index(["row", "column"])
     assert table.loc[("w/o MLM", "Avg. transfer"), "reproduced"] == pytest.approx(75.0)
     assert table.loc[("w/o MLM", "STS-B"), "reproduced"] == pytest.approx(86.0)
 
@@ -99,17 +99,17 @@ def _claim_runs() -> set[str]:
     """The runs behind every reproducible cell a claim of claims.yaml names."""
     from sentemb.report.claim_cells import _cells_of, load_claims
 
-    cell_runs = {(table, row, column): run for table, rows in report.ABLATIONS.items() for row, column, run, *_ in rows}
+    cell_runs = {(table, row, column): run for table, rows in tables.ABLATIONS.items() for row, column, run, *_ in rows}
     cell_runs.update(
         {
             ("Table 3", p if p == "fixed 0.1" else f"p={p}", "STS-B"): ex.table3_run(p)
             for p in [*ex.TABLE3_DROPOUTS, "fixed 0.1"]
         }
     )
-    for name, (_, reported) in report.TABLE5_ROWS.items():
+    for name, (_, reported) in tables.TABLE5_ROWS.items():
         if reported:
             cell_runs[("Table 5", reported[1], "Avg.", reported[0])] = name
-    for name, (_, reported) in report.E1_ROWS.items():
+    for name, (_, reported) in tables.E1_ROWS.items():
         if reported:
             cell_runs[("Table E.1", reported[1], "Avg.", reported[0])] = name
     runs = set()
@@ -144,7 +144,7 @@ def test_table_a1_search_skips_the_main_runs_points_and_follows_the_profile():
     assert (spec.batch_size, spec.lr, spec.steps, spec.final_eval) == (16, 1e-5, 60, "stsb_dev")
     assert full["a1_unsup_b256_lr1e-05"][0].steps == 1_000_000 // 256  # one epoch at every batch size
     records = {"unsup": [_record("u", 42, 0.80)], "a1_unsup_b16_lr1e-05": [_record("a", 42, 0.82)]}
-    table = report.table_a1(records, "small").set_index(["mode", "batch_size", "lr"])
+    table = tables.table_a1(records, "small").set_index(["mode", "batch_size", "lr"])
     assert table.loc[("unsup", 16, 1e-5), "best"] and not table.loc[("unsup", 64, 3e-5), "best"]
     assert table.loc[("unsup", 64, 3e-5), "reported_batch"] == 64
     assert table.loc[("unsup", 64, 3e-5), "reported_lr"] == 3e-5
@@ -178,7 +178,7 @@ def _derived(ident, run_id, result):
 
 
 def test_table_e1_reads_a_runs_own_transfer_or_its_derived_record_and_needs_all_seven_tasks():
-    seven = {t: {"devacc": 80.0, "acc": 70.0 + i} for i, t in enumerate(report.E1_COLUMNS)}
+    seven = {t: {"devacc": 80.0, "acc": 70.0 + i} for i, t in enumerate(tables.E1_COLUMNS)}
     records = {
         "unsup": [_record("u", 42, 0.8)],
         "sup_mlm_0.1": [_record("m", 42, 0.8, seven)],
@@ -190,7 +190,7 @@ def test_table_e1_reads_a_runs_own_transfer_or_its_derived_record_and_needs_all_
             "s": _derived("ds", "s", {"transfer": {"tasks": {"MR": {"acc": 1.0}}}}),
         }
     }
-    table = report.table_e1(records, derived).set_index(["row", "column"])
+    table = tables.table_e1(records, derived).set_index(["row", "column"])
     assert table.loc[("unsup. SimCSE", "SST"), "reproduced"] == 74.0  # SST2 is the paper's "SST"
     assert table.loc[("unsup. SimCSE", "Avg."), "reproduced"] == pytest.approx(73.0)
     assert table.loc[("sup. SimCSE w/ MLM (lambda 0.1)", "MR"), "reported"] == 82.68
@@ -207,7 +207,7 @@ def test_protocols_and_table_c1_put_each_aggregation_next_to_the_papers_rows():
         "whitening NLI": _derived("w1", "b", {"tasks": _sts_metrics(0.72)["tasks"]}),
         "whitening target": _derived("w2", "b", {"tasks": _sts_metrics(0.71)["tasks"]}),
     }
-    prot = report.protocols(records, white)
+    prot = tables.protocols(records, white)
     b2 = prot[prot["table"] == "Table B.2"].set_index(["row", "column"])
     assert b2.loc[("backbone, avg. (all)", "STS12"), "reproduced"] == pytest.approx(70.0)
     assert b2.loc[("backbone, avg. (mean)", "STS12"), "reproduced"] == pytest.approx(69.0)
@@ -217,7 +217,7 @@ def test_protocols_and_table_c1_put_each_aggregation_next_to_the_papers_rows():
     assert b3.loc[("unsup. SimCSE (wmean)", "STS12"), "reported"] == 70.14
     whitened = b3.loc[("backbone, avg. + whitening (NLI) (wmean)", "STS12")]
     assert whitened["run_ids"] == "w1"  # traced to the derived record
-    c1 = report.table_c1(records, white).set_index(["row", "column"])
+    c1 = tables.table_c1(records, white).set_index(["row", "column"])
     assert c1.loc[("backbone, avg. + whitening (target)", "STS12"), "reported"] == 52.91  # SBERT-whitening (target)
     assert c1.loc[("backbone, avg.", "STS12"), "reproduced"] == pytest.approx(70.0)
 
@@ -230,12 +230,12 @@ def test_flow_rows_aggregate_their_fit_seeds_and_are_not_constants():
         {**_derived(f"f{seed}", "b", {"tasks": _sts_metrics(0.70 + k / 100)["tasks"]}), "params": {"seed": seed}}
         for k, seed in enumerate((42, 43, 44))
     ]
-    c1 = report.table_c1(records, {"flow NLI": flows}).set_index(["row", "column"])
+    c1 = tables.table_c1(records, {"flow NLI": flows}).set_index(["row", "column"])
     row = c1.loc[("backbone, avg. + flow (NLI)", "STS12")]
     assert row["reproduced"] == pytest.approx(71.0) and row["n"] == 3 and row["seeds"] == "42;43;44"
     assert row["run_ids"] == "f42;f43;f44" and row["reported"] == 69.78 and not row["deterministic"]
     assert c1.loc[("backbone, avg.", "STS12"), "deterministic"]
-    b3 = report.protocols(records, {"flow target": flows})
+    b3 = tables.protocols(records, {"flow target": flows})
     b3 = b3[b3["table"] == "Table B.3"].set_index(["row", "column"])
     assert b3.loc[("backbone, avg. + flow (target) (wmean)", "STS12"), "reproduced"] == pytest.approx(72.0)
     assert "backbone, avg. + flow (NLI) (wmean)" not in b3.index.get_level_values("row")  # not recorded: left out
@@ -248,9 +248,9 @@ def test_table8_view_lines_up_each_models_hits_with_the_papers_sentences():
         f"retrieval {name}": _derived(
             f"r{name}", name, {"corpus": "c", "n_corpus": 9, "queries": [{"query": query, "hits": hits}]}
         )
-        for name in report.TABLE8_MODELS
+        for name in tables.TABLE8_MODELS
     }
-    view = report.table8_view(report.table8(derived)).set_index(["query", "rank"])
+    view = tables.table8_view(tables.table8(derived)).set_index(["query", "rank"])
     assert view.loc[(query, 1), "sup"] == "hit 1"
     assert view.loc[(query, 1), "paper: Supervised SimCSE-BERT-base"] == "A man on a moored blue and white boat."
 
@@ -261,7 +261,7 @@ def test_not_run_names_rows_and_the_seeds_they_miss():
     records["unsup"] = records["unsup"][:1]
     records["crop_0.2"] = []
     done = {"result": {"transfer": {"tasks": {"MR": {"devacc": 80.0, "acc": 79.0}}}}}  # every E.1 run has transfer
-    derived = {"transfer": {r["run_id"]: done for name in report.E1_ROWS for r in records.get(name, [])}}
+    derived = {"transfer": {r["run_id"]: done for name in tables.E1_ROWS for r in records.get(name, [])}}
     missing = PAPER.not_run(Build("simcse", "small", records=records, derived=derived)).set_index("run")
     assert list(missing.index) == ["unsup", "crop_0.2"] and missing.loc["unsup", "missing_seeds"] == "43;44"
     assert missing.loc["crop_0.2", "status"] == PAPER.not_run_reason

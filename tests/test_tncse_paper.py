@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from papers.simcse.experiments import grid as simcse_grid
-from papers.tncse import report
+from papers.tncse import figures, tables
 from papers.tncse.experiments import CORE, PAPER_LR, SMALL_LR, SMALL_MAX_LEN, STAGE2, grid
 from sentemb import settings
 from sentemb.analysis.layernorm_removal import encoder_layernorms, layernorm_removal, without_last_layernorms
@@ -83,14 +83,14 @@ def test_table5_shows_both_simcse_rows_and_the_claim_compares_the_matched_one():
 
     folder = settings.REPO_ROOT / "results" / "runs" / "small"
     records = {}
-    for name in report.TABLE5_COLUMNS:
+    for name in tables.TABLE5_COLUMNS:
         files = [folder / f"{spec.run_id}.json" for spec in grid("small")[name]]
         if not all(f.is_file() for f in files):
             pytest.skip(f"no committed small-profile records of {name} yet")
         records[name] = [json.loads(f.read_text(encoding="utf-8")) for f in files]
-    table = report.table5(records).set_index("run")
+    table = tables.table5(records).set_index("run")
     assert table.loc["simcse_matched", "column"] == "SimCSE" and table.loc["tncse_single", "column"] == "TNCSE-Single"
-    assert table.loc["simcse_sickr", "column"] == report.TABLE5_COLUMNS["simcse_sickr"][0]
+    assert table.loc["simcse_sickr", "column"] == tables.TABLE5_COLUMNS["simcse_sickr"][0]
     assert table.loc["simcse_sickr", "reported"] == table.loc["simcse_matched", "reported"] == 77.75
     claim = next(c for c in load_claims("tncse") if c["id"] == "single-encoder-tn-beats-simcse")
     cells = from_reproduced(table.reset_index())
@@ -163,7 +163,7 @@ def test_the_claims_that_cannot_be_tested_offline_are_not_run_with_their_reason(
 
 
 def test_figure2_is_eq3(tmp_path, monkeypatch):
-    paths = report.figure2("smoke", tmp_path)
+    paths = figures.figure2("smoke", tmp_path)
     assert {p.suffix for p in paths} == {".png", ".pdf"} and all(p.stat().st_size > 5000 for p in paths)
     assert tn_surface(1.0, 1.0) == 0.0 and tn_surface(2.0, -1.0) == pytest.approx(1.0)
 
@@ -204,10 +204,10 @@ def test_figure4_is_the_same_bytes_at_every_execution(tmp_path):
             "values": ";".join(str(v + d) for d in (0, 0.1, 0.2)),
             "run_ids": f"{name}42;{name}43;{name}44",
         }
-        for (name, (label, _)), v in zip(report.TABLE1_ROWS.items(), (75.8, 75.9, 75.7))
+        for (name, (label, _)), v in zip(tables.TABLE1_ROWS.items(), (75.8, 75.9, 75.7))
     ]
     table1 = pd.DataFrame(rows)
     png = lambda paths: next(p for p in paths if p.suffix == ".png").read_bytes()  # noqa: E731
-    first = png(report.figure4(table1, "smoke", tmp_path))
+    first = png(figures.figure4(table1, "smoke", tmp_path))
     np.random.seed(None)  # whatever the global RNG holds
-    assert png(report.figure4(table1, "smoke", tmp_path)) == first
+    assert png(figures.figure4(table1, "smoke", tmp_path)) == first

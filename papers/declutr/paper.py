@@ -1,15 +1,17 @@
 """DeCLUTR (Giorgi et al., 2021): the paper's metadata and hooks.
 
-The grid is ``experiments.py``; the tables, figures and the README's summary are ``report.py``. The claims on
-probing, RoBERTa-base or the baselines cannot be tested offline and are *not run*, each with its reason.
+The grid is ``experiments.py``; the tables are ``tables.py``, the figures ``figures.py`` and the README's summary
+``summary.py``. The claims on probing, RoBERTa-base or the baselines cannot be tested offline and are *not run*,
+each with its reason.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from papers.declutr import NAME, experiments, report
-from papers.declutr.report import DEV_SCORE, N_DOWNSTREAM
+from papers.declutr import NAME, experiments, figures, summary
+from papers.declutr import tables as paper_tables
+from papers.declutr.tables import DEV_SCORE, N_DOWNSTREAM
 from sentemb.paper import Paper
 from sentemb.report.claims_table import from_reproduced
 
@@ -107,21 +109,21 @@ class DeCLUTR(Paper):
     def tables(self, build):
         records = build.records
         return {
-            "table1": report.table1(records),
-            "tableS3": report.tableS3(records),
-            "tableS6": report.tableS6(records),
-            "tableS2": report.tableS2(build.derived),
-            "figures": report.figure_points(records),
+            "table1": paper_tables.table1(records),
+            "tableS3": paper_tables.tableS3(records),
+            "tableS6": paper_tables.tableS6(records),
+            "tableS2": paper_tables.tableS2(build.derived),
+            "figures": paper_tables.figure_points(records),
         }
 
     def claim_cells(self, build):
         """DeCLUTR-small vs Transformer-small stand for our DeCLUTR run vs the backbone (Table 1); the figures'
-        claims rest on their grid points (:func:`report.figure_cells`)."""
+        claims rest on their grid points (:func:`papers.declutr.tables.figure_cells`)."""
         table1 = [] if build.tables["table1"].empty else [from_reproduced(build.tables["table1"])]
-        return pd.concat([*table1, report.figure_cells(build.records)], ignore_index=True)
+        return pd.concat([*table1, paper_tables.figure_cells(build.records)], ignore_index=True)
 
     def summary(self, build):
-        return report.markdown_summary(build.tables)
+        return summary.markdown_summary(build.tables)
 
     def figures(self, build):
         """Figures 2, 3 and S1 from the figures' table, each where its grid points have records (Figure 2 also with
@@ -130,9 +132,9 @@ class DeCLUTR(Paper):
         if points.empty:
             return []
         drawn = [
-            (report.figure2, (points["run"] != "declutr").any()),
-            (report.figure3, points["run"].isin(list(experiments.FIGURE3_RUNS)).any()),
-            (report.figureS1, points["run"].str.startswith(("proj_", "xbm_")).any()),
+            (figures.figure2, (points["run"] != "declutr").any()),
+            (figures.figure3, points["run"].isin(list(experiments.FIGURE3_RUNS)).any()),
+            (figures.figureS1, points["run"].str.startswith(("proj_", "xbm_")).any()),
         ]
         profile, folder = build.profile.name, build.figures_dir
         return [path for figure, has_points in drawn if has_points for path in figure(points, profile, folder)]

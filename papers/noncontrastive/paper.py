@@ -1,7 +1,8 @@
 """Non-contrastive (Farina & Pappadopulo, 2024): the paper's metadata and hooks.
 
-Its tables and figures are in ``report.py``, its two-stage grid in ``experiments.py``; its MTEB and geometry
-analyses are core derived records (:mod:`sentemb.runs.mteb_geometry_records`), shared with TNCSE and the overview.
+Its tables are in ``tables.py``, its figures in ``figures.py``, its README block in ``summary.py``, its two-stage
+grid in ``experiments.py``; its MTEB and geometry analyses are core derived records
+(:mod:`sentemb.runs.mteb_geometry_records`), shared with TNCSE and the overview.
 The grid depends on the records there are (the scans' trials, then the headline rows from their best trials), so
 :meth:`NonContrastive.collect` runs it to its fixed point; the backbone row ("avg.") is the SimCSE grid's run
 (through the registry). The derived records cost about 27 min per model on 2 cores: a budgeted profile (small)
@@ -12,18 +13,19 @@ from __future__ import annotations
 
 import pandas as pd
 
-from papers.noncontrastive import NAME, report
+from papers.noncontrastive import NAME, figures
 from papers.noncontrastive import experiments as ex
+from papers.noncontrastive import tables as paper_tables
+from papers.noncontrastive.summary import markdown_summary
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.paper import Paper, get_paper
-from sentemb.report.claims_table import from_reproduced, markdown_rows
-from sentemb.report.markdown import compared, markdown_table, reported_cell
+from sentemb.report.claims_table import from_reproduced
 from sentemb.runs import store
 
-OFFLINE = {category: len(tasks) for category, tasks in report.OFFLINE_TASKS.items() if tasks}
+OFFLINE = {category: len(tasks) for category, tasks in paper_tables.OFFLINE_TASKS.items() if tasks}
 N_OFFLINE = sum(OFFLINE.values())
 OFFLINE_COUNTS = ", ".join(f"{c} ({n} of {sum(v == c for v in TABLE4_TASKS.values())})" for c, n in OFFLINE.items())
-NO_OFFLINE_TASK = ", ".join(c for c, tasks in report.OFFLINE_TASKS.items() if not tasks)
+NO_OFFLINE_TASK = ", ".join(c for c, tasks in paper_tables.OFFLINE_TASKS.items() if not tasks)
 # Claims are stated for BERT and RoBERTa; the small profile has one substitute backbone for both (all-MiniLM-L6-v2),
 # so every claim is tested on its rows, whichever block it names (directions, not magnitudes).
 CLAIM_GROUPS = ("BERT", "RoBERTa")
@@ -105,7 +107,7 @@ class NonContrastive(Paper):
             for name, group in ex.grid(profile, extended=True, records=stored).items()
         }
         backbone = get_paper("simcse").grid(profile, extended=True)["backbone_avg"][0]
-        records[report.BACKBONE_ROW] = [ensure(backbone, run_missing=run_missing, progress=progress)]
+        records[paper_tables.BACKBONE_ROW] = [ensure(backbone, run_missing=run_missing, progress=progress)]
         return records
 
     def derived(self, build):
@@ -118,19 +120,19 @@ class NonContrastive(Paper):
         compute = build.run_missing and build.profile.runs_all_rows(build.extended)
         return {
             name: derived_of_each(records[name], mteb_geometry_records.mteb_and_geometry, compute)
-            for name in report.headline_names(records)
+            for name in paper_tables.headline_names(records)
         }
 
     def tables(self, build):
         records, derived_records = build.records, build.derived
-        trials = report.table1_trials(records)
+        trials = paper_tables.table1_trials(records)
         return {
-            "table1": report.table1(trials),
+            "table1": paper_tables.table1(trials),
             "table1_trials": trials,
-            "table4": report.table4(records, derived_records),
-            "table4_not_run": report.not_run_tasks(derived_records),
-            "table6": report.table6(records, derived_records),
-            "figure4_buckets": report.bucket_separation(derived_records),
+            "table4": paper_tables.table4(records, derived_records),
+            "table4_not_run": paper_tables.not_run_tasks(derived_records),
+            "table6": paper_tables.table6(records, derived_records),
+            "figure4_buckets": paper_tables.bucket_separation(derived_records),
         }
 
     def claim_cells(self, build):
@@ -155,40 +157,21 @@ class NonContrastive(Paper):
         return table.drop_duplicates(subset=["table", "group", "row", "column"], keep="first")
 
     def untestable(self):
-        """The claims the offline data cannot test (:func:`report.not_testable`: it depends on the mirror's tasks)."""
-        return report.not_testable()
+        """The claims the offline data cannot test (:func:`tables.not_testable`: it depends on the mirror's tasks)."""
+        return paper_tables.not_testable()
 
     def summary(self, build):
-        tables, lines = build.tables, []
-        t6 = tables["table6"]
-        if not t6.empty:
-            header = ["Table 6 (MTEB, main score x 100)", "column", "tasks", "paper row", "reported", "reproduced", "Δ"]
-            rows = (
-                [r["row"], r["column"], r["covers"], f"{r['reported_group']} {r['reported_row']}", *compared(r)]
-                for _, r in t6.iterrows()
-            )
-            lines += markdown_table(header, rows)
-        t1 = tables["table1"]
-        if not t1.empty:
-            header = ["Table 1 (STS-B dev, Spearman x 100)", "cell", "stat", "trials", "reported (BERT)", "reproduced"]
-            rows = (
-                [r["group"], r["column"], r["row"], r["n_trials"], reported_cell(r["reported"], 1)]
-                + [f"{r['reproduced']:.2f}", reported_cell(r["delta"], signed=True)]
-                for _, r in t1.iterrows()
-            )
-            lines += [""] + markdown_table([*header, "Δ"], rows)
-        lines += [""] + markdown_rows(tables["claims"])
-        return "\n".join(lines).strip()
+        return markdown_summary(build.tables)
 
     def figures(self, build):
         """Figure 1 (from the scan's trials, when there are some), then Figure 4."""
         folder, name, trials = build.figures_dir, build.profile.name, build.tables["table1_trials"]
-        figure1 = [] if trials.empty else report.figure1(trials, name, folder)
-        return figure1 + report.figure4(build.derived, name, folder)
+        figure1 = [] if trials.empty else figures.figure1(trials, name, folder)
+        return figure1 + figures.figure4(build.derived, name, folder)
 
     def not_run(self, build):
         """The Table 1 cells without trials, with why (the headline runs without derived records:
-        :func:`report.derived_not_run`)."""
+        :func:`tables.derived_not_run`)."""
         records, profile = build.records, build.profile
         scanned = {ex.cell_label(*c) for c in ex.cells(profile.name, extended=False)}
         reason = (
@@ -197,7 +180,7 @@ class NonContrastive(Paper):
         with_trials = {
             ex.cell_label(*parts[1:])
             for name, runs in records.items()
-            if runs and (parts := report.trial_name_parts(name)) is not None
+            if runs and (parts := paper_tables.trial_name_parts(name)) is not None
         }
         rows = [
             {"cell": ex.cell_label(*c), "status": reason}

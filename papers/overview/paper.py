@@ -2,15 +2,17 @@
 
 It reproduces no publication (no claims.yaml, no reported numbers): its grid is the papers' own headline rows
 (:mod:`papers.overview.experiments`), its derived records the evaluations the comparison needs
-(:mod:`papers.overview.analyses`), its tables and figures those of :mod:`papers.overview.report`, its summary
-(the top-level README's table and the overview README's comparison) that of :mod:`papers.overview.summary`.
+(:mod:`papers.overview.analyses`), its tables those of :mod:`papers.overview.tables`, its figures those of
+:mod:`papers.overview.figures`, its summary (the top-level README's table and the overview README's comparison) that
+of :mod:`papers.overview.summary`.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from papers.overview import NAME, experiments, report
+from papers.overview import NAME, experiments, figures
+from papers.overview import tables as paper_tables
 from papers.overview.summary import markdown_summary
 from sentemb import settings
 from sentemb.paper import Paper
@@ -38,20 +40,22 @@ class Overview(Paper):
         """The comparison, compute, coverage and claims tables (some empty, e.g. transfer and MTEB before their
         derived records exist, or the claims before the papers' tables)."""
         records, derived_records = build.records, build.derived
-        profile, sts, kinds = build.profile.name, derived_records["sts"], tuple(report.DERIVED_TASKS)
-        pairs = [report.pairwise(report.sts_seeds(sts, a), "sts", a) for a in report.PROTOCOLS]
-        pairs += [report.pairwise(report.derived_seeds(kind, derived_records[kind]), kind) for kind in kinds]
+        profile, sts, kinds = build.profile.name, derived_records["sts"], tuple(paper_tables.DERIVED_TASKS)
+        pairs = [paper_tables.pairwise(paper_tables.sts_seeds(sts, a), "sts", a) for a in paper_tables.PROTOCOLS]
+        pairs += [
+            paper_tables.pairwise(paper_tables.derived_seeds(kind, derived_records[kind]), kind) for kind in kinds
+        ]
         tables = {
-            "comparison_sts": report.sts_comparison(sts),
+            "comparison_sts": paper_tables.sts_comparison(sts),
             "comparison_pairwise": pd.concat(pairs, ignore_index=True),
-            **{f"comparison_{k}": report.derived_comparison(k, derived_records[k], records) for k in kinds},
+            **{f"comparison_{k}": paper_tables.derived_comparison(k, derived_records[k], records) for k in kinds},
             "budget": pd.DataFrame(experiments.budget(experiments.grid(profile))),
-            "compute_per_method": report.compute_per_method(records),
-            "compute_per_paper": report.compute_per_paper(profile),
-            "coverage": report.coverage_all(),
-            "claims_all": report.claims_table(profile),
-            "claims_by_backbone": report.claims_by_backbone(profile),
-            "methods_by_backbone": report.methods_by_backbone(profile),
+            "compute_per_method": paper_tables.compute_per_method(records),
+            "compute_per_paper": paper_tables.compute_per_paper(profile),
+            "coverage": paper_tables.coverage_all(),
+            "claims_all": paper_tables.claims_table(profile),
+            "claims_by_backbone": paper_tables.claims_by_backbone(profile),
+            "methods_by_backbone": paper_tables.methods_by_backbone(profile),
         }
         return tables
 
@@ -74,9 +78,9 @@ class Overview(Paper):
         """The STS comparison (each seed, from the derived STS records) and, where some pairs were tested under
         SimCSE's protocol, the pairwise heatmap of ``comparison_pairwise``."""
         profile, folder, pairs = build.profile.name, build.figures_dir, build.tables["comparison_pairwise"]
-        paths = report.figure_comparison(build.derived["sts"], profile, folder)
+        paths = figures.figure_comparison(build.derived["sts"], profile, folder)
         tested = pairs[(pairs["evaluation"] == "sts") & (pairs["aggregation"] == "all")] if not pairs.empty else pairs
-        return paths + (report.figure_pairwise(tested, profile, folder) if not tested.empty else [])
+        return paths + (figures.figure_pairwise(tested, profile, folder) if not tested.empty else [])
 
     @staticmethod
     def wide(table, aggregation=("all", ""), index=("row",), column="column"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from papers.overview.report import DERIVED_TASKS, PROTOCOLS
+from papers.overview.tables import DERIVED_TASKS, PROTOCOLS
 from sentemb import archive_coverage
 from sentemb.profiles import get_profile
 from sentemb.report.markdown import markdown_table

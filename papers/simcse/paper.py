@@ -1,13 +1,15 @@
 """SimCSE (Gao, Yao & Chen, EMNLP 2021): the paper's metadata and hooks over :class:`sentemb.paper.Paper`.
 
-The grid is in ``experiments.py``, the derived analyses in ``analyses.py``, the tables and figures in ``report.py``.
+The grid is in ``experiments.py``, the derived analyses in ``analyses.py``, the tables in ``tables.py``, the
+figures in ``figures.py`` and the README's summary in ``summary.py``.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from papers.simcse import NAME, experiments, report
+from papers.simcse import NAME, experiments, figures, summary
+from papers.simcse import tables as paper_tables
 from sentemb.paper import Paper
 from sentemb.report.claims_table import from_reproduced
 
@@ -135,40 +137,40 @@ class SimCSE(Paper):
             build.profile.name,
             build.run_missing,
             build.extended,
-            transfer_runs=report.E1_ROWS,
-            retrieval_runs=report.TABLE8_MODELS,
+            transfer_runs=paper_tables.E1_ROWS,
+            retrieval_runs=paper_tables.TABLE8_MODELS,
         )
 
     def tables(self, build):
         records, derived_records = build.records, build.derived
         tables = {
-            "table5": report.table5(records),
-            "table3": report.table3(records),
-            "dev_curves": report.dev_curves(records),
+            "table5": paper_tables.table5(records),
+            "table3": paper_tables.table3(records),
+            "dev_curves": paper_tables.dev_curves(records),
         }
         transfer = derived_records.get("transfer")  # the tables below are written once some of their runs have records
         optional = {
-            **{report.csv_stem(t): report.ablation(records, t, transfer) for t in report.ABLATIONS},
-            "tablee1": report.table_e1(records, derived_records),
-            "tablec1": report.table_c1(records, derived_records),
-            "protocols": report.protocols(records, derived_records),
-            "table8": report.table8(derived_records),
-            "tablea1": report.table_a1(records, build.profile.name),
+            **{paper_tables.csv_stem(t): paper_tables.ablation(records, t, transfer) for t in paper_tables.ABLATIONS},
+            "tablee1": paper_tables.table_e1(records, derived_records),
+            "tablec1": paper_tables.table_c1(records, derived_records),
+            "protocols": paper_tables.protocols(records, derived_records),
+            "table8": paper_tables.table8(derived_records),
+            "tablea1": paper_tables.table_a1(records, build.profile.name),
         }
         tables.update({stem: frame for stem, frame in optional.items() if not frame.empty})
-        tables["levelling"] = report.levelling(tables["dev_curves"])
+        tables["levelling"] = paper_tables.levelling(tables["dev_curves"])
         return tables
 
     def claim_cells(self, build):
-        stems = ["table5", "table3", *[report.csv_stem(t) for t in report.ABLATIONS], "tablee1"]
+        stems = ["table5", "table3", *[paper_tables.csv_stem(t) for t in paper_tables.ABLATIONS], "tablee1"]
         tables = build.tables
         return pd.concat([from_reproduced(tables[stem]) for stem in stems if stem in tables], ignore_index=True)
 
     def summary(self, build):
-        return report.markdown_summary(build.tables)
+        return summary.markdown_summary(build.tables)
 
     def figures(self, build):
-        return report.figures(build.records, build.derived, build.tables, build.profile.name, build.figures_dir)
+        return figures.figures(build.records, build.derived, build.tables, build.profile.name, build.figures_dir)
 
     def not_run(self, build):
         """The rows that miss some of their seeds (``missing_seeds``), and Table E.1's recorded runs without transfer
@@ -180,8 +182,8 @@ class SimCSE(Paper):
             if missing:
                 rows.append({"run": name, "missing_seeds": ";".join(map(str, missing)), "status": self.not_run_reason})
         transfer = build.derived.get("transfer", {})
-        for name in report.E1_ROWS:
-            missing = [r["spec"]["seed"] for r in records.get(name, []) if not report.transfer_tasks(r, transfer)]
+        for name in paper_tables.E1_ROWS:
+            missing = [r["spec"]["seed"] for r in records.get(name, []) if not paper_tables.transfer_tasks(r, transfer)]
             if missing:
                 rows.append(
                     {

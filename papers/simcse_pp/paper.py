@@ -1,4 +1,5 @@
-"""SimCSE++ (Xu et al., 2023): the paper's metadata and hooks; its tables and figures are in ``report.py``.
+"""SimCSE++ (Xu et al., 2023): the paper's metadata and hooks; its tables, figures and README summary are in
+``tables.py``, ``figures.py`` and ``summary.py``.
 
 Besides the grid's runs, the tables read the SimCSE grid's backbone run (Table 4's first row) and derived records
 of the trained models: whitening and BERT-flow (Table 4), top-5 retrieval (Table 7) and the rank of the
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from papers.simcse_pp import NAME, experiments, report
+from papers.simcse_pp import NAME, experiments, figures, summary
+from papers.simcse_pp import tables as paper_tables
 from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper, get_paper
@@ -47,7 +49,7 @@ class SimCSEpp(Paper):
         "Jiahao Xu, Wei Shao, Lihui Chen, Lemao Liu. SimCSE++: Improving Contrastive Learning for Sentence "
         "Embeddings from Two Perspectives. EMNLP 2023"
     )
-    not_testable = report.NOT_TESTABLE
+    not_testable = paper_tables.NOT_TESTABLE
     official_code = "https://github.com/Jiahao004/SimCSE-plus-plus"
     not_run_reason = "not run: outside the small profile's 25-min budget (./run_all.sh --paper simcse_pp --extended)"
     coverage_items = {
@@ -163,34 +165,34 @@ class SimCSEpp(Paper):
     def tables(self, build):
         records, derived_records = build.records, build.derived
         return {
-            "table1": report.table1(records),
-            "table2": report.table2(records, derived_records),
-            "table3": report.table3(records),
-            "table4": report.table4(records, derived_records),
-            "table5": report.table5(records),
-            "table6": report.table6(records),
-            "table7": report.table7(derived_records),
+            "table1": paper_tables.table1(records),
+            "table2": paper_tables.table2(records, derived_records),
+            "table3": paper_tables.table3(records),
+            "table4": paper_tables.table4(records, derived_records),
+            "table5": paper_tables.table5(records),
+            "table6": paper_tables.table6(records),
+            "table7": paper_tables.table7(derived_records),
         }
 
     def claim_cells(self, build):
         """Tables 1-6, with Table 3's SBERT-base rows also under the BERT-base names the claims use
-        (:data:`report.CLAIM_ALIASES`)."""
-        tables = build.tables
+        (:data:`tables.CLAIM_ALIASES`)."""
+        reproduced = build.tables
         cells = pd.concat(
-            [from_reproduced(tables[f"table{n}"]) for n in range(1, 7) if not tables[f"table{n}"].empty],
+            [from_reproduced(reproduced[f"table{n}"]) for n in range(1, 7) if not reproduced[f"table{n}"].empty],
             ignore_index=True,
         )
-        aliases = cells[(cells["table"] == "Table 3") & cells["row"].isin(list(report.CLAIM_ALIASES))].copy()
-        aliases["row"] = aliases["row"].map(report.CLAIM_ALIASES)
+        aliases = cells[(cells["table"] == "Table 3") & cells["row"].isin(list(paper_tables.CLAIM_ALIASES))].copy()
+        aliases["row"] = aliases["row"].map(paper_tables.CLAIM_ALIASES)
         return pd.concat([cells, aliases], ignore_index=True)
 
     def summary(self, build):
-        return report.markdown_summary(build.tables)
+        return summary.markdown_summary(build.tables)
 
     def figures(self, build):
         """Figure 1, and Table 5's sweeps once their runs have records (the notebook shows them beside the table)."""
         profile, folder = build.profile.name, build.figures_dir
-        return report.figure1(build.records, profile, folder) + report.table5_figure(
+        return figures.figure1(build.records, profile, folder) + figures.table5_figure(
             build.tables["table5"], profile, folder
         )
 

@@ -1,4 +1,5 @@
-"""TNCSE (Zong et al., 2025): the paper's metadata, coverage and hooks; its tables and figures are in ``report.py``.
+"""TNCSE (Zong et al., 2025): the paper's metadata, coverage and hooks; its tables, figures and README summary are in
+``tables.py``, ``figures.py`` and ``summary.py``.
 
 The grid is ``experiments.py``'s; Table 2's MTEB records are shared with the non-contrastive paper's analysis of the
 same runs, and Figure 5's LayerNorm removal is a derived record of the seed-42 stage-1 encoder.
@@ -9,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from papers.tncse import NAME, experiments, report
-from papers.tncse.report import STAGE1
+from papers.tncse import NAME, experiments, figures, summary
+from papers.tncse import tables as paper_tables
+from papers.tncse.tables import STAGE1
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper
 from sentemb.report.claims_table import from_reproduced
@@ -150,13 +152,13 @@ class TNCSE(Paper):
     def tables(self, build):
         records, derived_records = build.records, build.derived
         return {
-            "table1": report.table1(records),
-            "table2": report.table2(derived_records),
-            "table3": report.table3(records),
-            "table4": report.table4(records),
-            "table5": report.table5(records),
-            "table6": report.table6(records),
-            "figure5": report.figure5_table(derived_records),
+            "table1": paper_tables.table1(records),
+            "table2": paper_tables.table2(derived_records),
+            "table3": paper_tables.table3(records),
+            "table4": paper_tables.table4(records),
+            "table5": paper_tables.table5(records),
+            "table6": paper_tables.table6(records),
+            "figure5": paper_tables.figure5_table(derived_records),
         }
 
     def claim_cells(self, build):
@@ -171,16 +173,16 @@ class TNCSE(Paper):
         )
 
     def summary(self, build):
-        return report.markdown_summary(build.tables)
+        return summary.markdown_summary(build.tables)
 
     def figures(self, build):
         """Figures 4, 2, 5 and 6 (the notebook's order), from Table 1, Figure 5's table and the records' geometry."""
         profile, folder, tables = build.profile.name, build.figures_dir, build.tables
         return [
-            *report.figure4(tables["table1"], profile, folder),
-            *report.figure2(profile, folder),
-            *report.figure5(tables["figure5"], profile, folder),
-            *report.figure6(build.records, profile, folder),
+            *figures.figure4(tables["table1"], profile, folder),
+            *figures.figure2(profile, folder),
+            *figures.figure5(tables["figure5"], profile, folder),
+            *figures.figure6(build.records, profile, folder),
         ]
 
     def coverage(self, build=None):

@@ -10,7 +10,7 @@ numbers: a difference, no p-value), or with fewer than 2 values (or matched pair
 Zero variance on both sides: the sign of the difference decides (p = 0 or 1).
 The interval: the two-sided (1 - 2 alpha) t-interval of the difference, whose bounds are the one-sided alpha tests'
 (what the size verdict's ratio to the paper's effect is read from).
-Relations: :mod:`sentemb.report.claims` (the claims' tests), ``papers/overview/report.py`` (pairwise methods).
+Relations: :mod:`sentemb.report.claims` (the claims' tests), ``papers/overview/tables.py`` (pairwise methods).
 """
 
 from __future__ import annotations

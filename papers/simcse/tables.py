@@ -1,23 +1,18 @@
-"""SimCSE's tables and figures from run records, for :class:`papers.simcse.paper.SimCSE` and its notebook.
+"""SimCSE's tables from run records, for :class:`papers.simcse.paper.SimCSE` and its notebook.
 
 Each table function takes the records of :func:`papers.simcse.experiments.grid` (run name -> one record per seed)
 and returns a long DataFrame (reproduced mean ± std over seeds next to reported, every seed's value and run id
-kept); :func:`figures` draws the paper's figures. Nothing here trains or evaluates.
+kept); the row maps and labels they use are here too. Nothing here trains, evaluates or draws.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pandas as pd
 
 from papers.simcse import NAME
 from papers.simcse.experiments import A1_LEARNING_RATES, TABLE3_DROPOUTS, WHITENING_FITS, a1_batches, a1_run, table3_run
-from sentemb.plots import geometry, search_grid, style
-from sentemb.report.claims_table import markdown_rows
-from sentemb.report.markdown import compared, markdown_table, reported_cell
 from sentemb.report.reported import load_reported
-from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_rows, sts_table, trace
+from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, sts_rows, sts_table, trace
 
 # run name -> (our row label, the reported (group, row) it reproduces, or None when the paper has no such row)
 TABLE5_ROWS = {
@@ -101,12 +96,6 @@ ABLATION_DATA = {  # what each ablation table's substitutes are, beyond the smal
     "Table 7": "contradiction + neutral: SNLI dev+test quads (5,189)",
     "Table D.2": "a fresh MLM head tied to the input embeddings (MiniLM has none); transfer dev: SentEval fasttest; "
     "'w/o MLM' is the sup run, its transfer scores from a derived record",
-}
-FIGURE_LABELS = {
-    "backbone_avg": "backbone (avg.)",
-    "backbone_cls": "backbone ([CLS])",
-    "unsup": "unsup. SimCSE",
-    "sup": "sup. SimCSE",
 }
 
 
@@ -255,119 +244,6 @@ def levelling(curves: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
-
-
-def _caption(profile: str, records: dict[str, list[dict]], names) -> str:
-    runs = ", ".join(f"{n}={records[n][0]['run_id']}" for n in names)
-    first = records[next(iter(names))][0]
-    return f"profile {profile}; backbone {first['spec']['backbone']}; seed {first['spec']['seed']} runs: {runs}"
-
-
-def figures(
-    records: dict[str, list[dict]], derived_records: dict, tables: dict[str, pd.DataFrame], profile: str, folder: Path
-) -> list[Path]:
-    """The paper's figures from each model's first seed (42, the official seed), saved under ``folder``; the tables
-    hold every seed (Table A.1's heatmaps draw its table). Figures 3, F.1 and G.1 gain the backbone whitened on NLI
-    sentences and its BERT-flow latents (the paper's BERT-whitening and BERT-flow points; the flow of fit seed 42)
-    when their derived records exist."""
-    first = {name: runs[0] for name, runs in records.items() if runs}
-    post = _post_processed_points(derived_records)
-    return (
-        _figure2(first, records, profile, folder)
-        + _geometry_figures(first, post, records, profile, folder)
-        + _table_a1_figure(tables.get("tablea1"), profile, folder)
-    )
-
-
-def _post_processed_points(derived_records: dict) -> dict[str, tuple[dict, dict | None]]:
-    """Label -> (geometry record, STS record) of the backbone whitened and flowed on NLI, where recorded."""
-    geometry_white, sts_white = derived_records.get("whitened geometry"), derived_records.get("whitening NLI")
-    geometry_flow = derived_records.get("flowed geometry")
-    flows = derived_records.get("flow NLI") or []
-    sts_flow = next(
-        (d for d in flows if geometry_flow and d["params"]["seed"] == geometry_flow["params"]["seed"]), None
-    )
-    pairs = (
-        ("backbone (avg.) + whitening (NLI)", geometry_white, sts_white),
-        ("backbone (avg.) + BERT-flow (NLI)", geometry_flow, sts_flow),
-    )
-    return {label: (geometry, sts) for label, geometry, sts in pairs if geometry}
-
-
-def _figure2(first: dict, records: dict, profile: str, folder: Path) -> list[Path]:
-    """Figure 2's trajectories; its curves other than unsup. are core rows the small profile runs only with
-    --extended: from scratch without it, the figure draws the curves whose runs have records and names the others."""
-    fig2 = {
-        "unsup. SimCSE": "unsup",
-        "no dropout": "dropout_0",
-        "fixed 0.1": "fixed_0.1",
-        "delete one word": "delete_one_word",
-    }
-    drawn = {label: name for label, name in fig2.items() if name in first}
-    fig = geometry.align_uniform_trajectories(
-        {k: first[v]["training"]["trajectory"] for k, v in drawn.items()},
-        "Figure 2: alignment/uniformity during training (STS-B dev)",
-    )
-    missing = [name for name in fig2.values() if name not in first]
-    caption = _caption(profile, records, drawn.values()) + (
-        f"; not run: {', '.join(missing)} (--extended)" if missing else ""
-    )
-    return style.save(fig, folder, "figure2_align_uniform_training", caption)
-
-
-def _geometry_figures(first: dict, post: dict, records: dict, profile: str, folder: Path) -> list[Path]:
-    """Figures 3, F.1 and G.1: the models' alignment/uniformity, singular values and cosines by gold rating."""
-    points = {
-        FIGURE_LABELS[n]: {
-            "alignment": first[n]["analysis"]["alignment"],
-            "uniformity": first[n]["analysis"]["uniformity"],
-            "avg_sts": first[n]["metrics"]["summary"]["Avg."],
-        }
-        for n in TABLE5_ROWS
-    }
-    for label, (geometry_post, sts_post) in post.items():
-        if sts_post:
-            points[label] = {
-                "alignment": geometry_post["result"]["alignment"],
-                "uniformity": geometry_post["result"]["uniformity"],
-                "avg_sts": sts_post["result"]["summary"]["Avg."],
-            }
-    derived_ids = "".join(
-        f"; {label}: derived records " + ", ".join(d["derived_id"] for d in pair if d) for label, pair in post.items()
-    )
-    caption = _caption(profile, records, TABLE5_ROWS) + derived_ids
-    fig = geometry.align_uniform_points(points, "Figure 3: alignment/uniformity of models")
-    paths = style.save(fig, folder, "figure3_align_uniform_models", caption)
-    spectra = {FIGURE_LABELS[n]: first[n]["analysis"]["singular_values"] for n in TABLE5_ROWS}
-    spectra.update({label: geometry_post["result"]["singular_values"] for label, (geometry_post, _) in post.items()})
-    fig = geometry.singular_spectra(spectra, "Figure F.1: singular values of STS-B embeddings")
-    paths += style.save(fig, folder, "figureF1_singular_values", caption)
-    dens = {FIGURE_LABELS[n]: first[n]["analysis"] for n in ("backbone_avg", "unsup", "sup")}
-    dens.update({label: geometry_post["result"] for label, (geometry_post, _) in post.items()})
-    fig = geometry.cosine_densities(dens, "Figure G.1: cosine similarity by gold rating (STS-B)")
-    caption = _caption(profile, records, ("backbone_avg", "unsup", "sup")) + derived_ids
-    return paths + style.save(fig, folder, "figureG1_cosine_by_rating", caption)
-
-
-def _table_a1_figure(a1: pd.DataFrame | None, profile: str, folder: Path) -> list[Path]:
-    """Table A.1's search as heatmaps (batch size x learning rate per mode), once some of its runs have records."""
-    if a1 is None or a1.empty:
-        return []
-    a1 = a1.assign(mode=a1["mode"].map({"unsup": "unsup. SimCSE", "sup": "sup. SimCSE"}))
-    fig = search_grid.score_heatmaps(
-        a1,
-        "mode",
-        "batch_size",
-        "lr",
-        "stsb_dev",
-        "Table A.1: batch size x learning rate (STS-B dev)",
-        "STS-B dev Spearman x 100",
-    )
-    caption = (
-        f"profile {profile}; one seed per point (42), the main runs' points their seeds' mean; red: the best point "
-        "per mode; runs in tablea1.csv"
-    )
-    return style.save(fig, folder, "tableA1_batch_lr", caption)
 
 
 # Derived analyses (papers/simcse/analyses.py): which runs, and which reported rows they are compared with.
@@ -573,57 +449,3 @@ def table_a1(records: dict[str, list[dict]], profile: str) -> pd.DataFrame:
 def csv_stem(table: str) -> str:
     """The CSV stem of a table name ('Table D.2' -> 'tabled2')."""
     return table.lower().replace(" ", "").replace(".", "")
-
-
-def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
-    """The README's fairseq-style tables (reported | reproduced mean ± std (n) | Δ), from the reproduced tables."""
-    t5 = tables["table5"]
-    t5 = t5[t5["aggregation"].isin(["all", ""])]
-    columns = list(dict.fromkeys(t5["column"]))
-    rows = []
-    for row, group in t5.groupby("row", sort=False):
-        cells = group.set_index("column")
-        rows.append([row, *(mean_std(cells.loc[c]) for c in columns)])
-        if cells["reported"].notna().any():
-            rows.append(["reported (BERT-base)", *(reported_cell(cells.loc[c, "reported"]) for c in columns)])
-            rows.append(["Δ", *(reported_cell(cells.loc[c, "delta"], signed=True) for c in columns)])
-    lines = markdown_table(["Table 5 (test, Spearman x 100; STS12-16 'all')", *columns], rows)
-    lines += [""] + markdown_table(
-        ["Table 3 (STS-B dev, Spearman x 100)", "reported (BERT-base)", "reproduced", "Δ", "best step per seed"],
-        ([r["row"], *compared(r, 1), r["best_step"]] for _, r in tables["table3"].iterrows()),
-    )
-    ablations = [t for t in ABLATIONS if csv_stem(t) in tables]
-    if ablations:
-        header = [
-            "ablation (dev; STS-B Spearman x 100, D.2's transfer: mean accuracy)",
-            "column",
-            "reported (BERT-base)",
-            "reproduced",
-            "Δ",
-        ]
-        rows = [
-            [f"{table}: {r['row']}", r["column"], *compared(r, 1)]
-            for table in ablations
-            for _, r in tables[csv_stem(table)].iterrows()
-        ]
-        lines += [""] + markdown_table(header, rows)
-    lines += _average_rows(tables)
-    lines += [""] + markdown_rows(tables["claims"], skip_not_run=True)
-    return "\n".join(lines)
-
-
-def _average_rows(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """The 'Avg.' column of Tables E.1, C.1, B.2 and B.3 as one compact table."""
-    rows = []
-    for stem, title in (
-        ("tablee1", "Table E.1 (transfer test accuracy)"),
-        ("tablec1", "Table C.1 (STS, 'all')"),
-        ("protocols", "Tables B.2/B.3 (STS under each aggregation)"),
-    ):
-        frame = tables.get(stem)
-        if frame is None or frame.empty:
-            continue
-        for _, r in frame[frame["column"] == "Avg."].iterrows():
-            rows.append([r["table"] if stem == "protocols" else title, r["row"], *compared(r)])
-    header = ["table (Avg. of its tasks, test)", "row", "reported (BERT-base)", "reproduced", "Δ"]
-    return [""] + markdown_table(header, rows) if rows else []

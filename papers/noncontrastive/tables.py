@@ -1,21 +1,20 @@
-"""The non-contrastive paper's tables and figures from run records and derived records.
+"""The non-contrastive paper's tables from run records and derived records (DataFrames; nothing drawn here).
 
 - Table 1: STS-B dev max / q75 / q50 over each cell's scan trials (:func:`scan_quantiles`), with the number of
-  trials every quantile comes from; ``table1_trials`` lists every trial (its coefficients, learning rate, score).
-- Figure 1: Barlow Twins' STS-B dev against lambda, one line per learning rate, from the scan.
+  trials every quantile comes from; ``table1_trials`` lists every trial (its coefficients, learning rate, score), the
+  points Figure 1 draws; ``table1_wide`` is Table 1 as printed.
 - Table 4: MTEB main score per task of the headline models (mean ± std over seeds), next to the paper's RoBERTa.
 - Table 6: category averages over the tasks that ran (each with how many of the category's tasks it covers),
   the average over the tasks that ran, and alignment/uniformity on STS-B test.
-- Figure 4: cosine similarity of STS-B test pairs by gold-rating bucket (seaborn).
+- Figure 4 in numbers (:func:`bucket_separation`); the claims the offline data cannot test (:func:`not_testable`).
 
 Every reproduced row keeps its run ids; MTEB numbers come from derived records
 (:mod:`sentemb.runs.mteb_geometry_records`).
 Nothing here trains: :class:`papers.noncontrastive.paper.NonContrastive` collects the records and derived records.
+The figures are in :mod:`papers.noncontrastive.figures`, the README's Markdown in :mod:`papers.noncontrastive.summary`.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,13 +23,10 @@ from papers.noncontrastive import NAME
 from papers.noncontrastive import experiments as ex
 from sentemb.data.mteb_mirror import MIRROR_TASKS
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
-from sentemb.plots import style
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, trace
 
 BACKBONE_ROW = "avg."  # Table 6's first row: most likely the untrained encoder with mean pooling (reported/ notes)
-RATING_BUCKETS = (0, 1, 2, 3, 4, 5)
-FIGURE4_ROWS = (BACKBONE_ROW, "simcse", "bt_dropout", "vicreg_dropout")
 NOT_RUN_DERIVED = (
     "not run: MTEB + STS-B test geometry (Tables 4, 6, Figure 4) cost about 27 min per model on 2 "
     "cores; the small profile computes them with --extended (./run_all.sh --paper noncontrastive "
@@ -94,7 +90,7 @@ def reported_label(name: str) -> str:
     return BACKBONE_ROW if name == BACKBONE_ROW else ex.HEADLINE_LABEL[name]
 
 
-# -- Table 1 and Figure 1 ------------------------------------------------------------------------------------------
+# -- Table 1 -------------------------------------------------------------------------------------------------------
 
 
 def scan_quantiles(scores: list[float]) -> dict[str, float]:
@@ -182,48 +178,18 @@ def table1(trials: pd.DataFrame) -> pd.DataFrame:
     return join(pd.DataFrame(rows), load_reported(NAME, "table1"))
 
 
-def figure1(trials: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
-    """Figure 1, saved in ``folder``: Barlow Twins' STS-B dev (best over the run) against lambda, one line per learning
-    rate, per cell."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    style.apply()
-    bt = trials[trials["method"] == ex.METHOD_LABEL["barlow_twins"]].copy()
-    bt["learning rate"] = [f"{lr:g}" for lr in bt["lr"]]
-    cells = list(dict.fromkeys(bt["cell"]))
-    lambdas = sorted(set(bt["lambda"]))
-    ncols = min(5, len(cells))  # the ten cells of --extended in two rows of five
-    nrows = -(-len(cells) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 3.2 * nrows), squeeze=False, sharey=True)
-    for ax in axes.flat[len(cells) :]:
-        ax.set_visible(False)
-    for ax, cell in zip(axes.flat, cells):
-        sns.lineplot(
-            data=bt[bt["cell"] == cell],
-            x="lambda",
-            y="best_stsb_dev",
-            hue="learning rate",
-            marker="o",
-            ax=ax,
-            legend=cell == cells[0],
-        )
-        ax.set_xscale("log")
-        ax.set_xticks(lambdas, [f"{value:g}" for value in lambdas])
-        ax.minorticks_off()
-        ax.set_title(f"Barlow Twins, {cell}")
-        ax.set_xlabel("lambda (off-diagonal weight)")
-        ax.set_ylabel("STS-B dev Spearman x 100 (best)")
-    fig.suptitle("Figure 1: Barlow Twins' sensitivity to lambda and the learning rate")
-    fig.tight_layout()
-    width = int(bt["projector_width"].iloc[0])
-    return style.save(
-        fig,
-        folder,
-        "figure1_bt_lambda",
-        f"profile {profile}; backbone {bt['backbone_used'].iloc[0]}, projector width {width}; "
-        f"{len(bt)} runs, their ids in results/noncontrastive/{profile}/table1_trials.csv",
-    )
+def table1_wide(t1: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 as printed: rows (method, max/q75/q50), one column per cell, 'reproduced [reported] (n trials)'."""
+    if t1.empty:
+        return t1
+    view = t1.copy()
+    view["cell"] = [
+        f"{r['reproduced']:.2f}"
+        + (f" [{r['reported']:.1f}]" if pd.notna(r["reported"]) else "")
+        + f" ({r['n_trials']})"
+        for _, r in view.iterrows()
+    ]
+    return view.pivot_table(index=["group", "row"], columns="column", values="cell", aggfunc="first", sort=False)
 
 
 # -- Tables 4 and 6 ------------------------------------------------------------------------------------------------
@@ -346,53 +312,6 @@ def delta_on_the_same_tasks(table: pd.DataFrame) -> pd.DataFrame:
 # -- Figure 4 ------------------------------------------------------------------------------------------------------
 
 
-def figure4(derived_records: dict[str, list[dict]], profile: str, folder: Path) -> list[Path]:
-    """Figure 4, saved in ``folder``: cosine similarity of the STS-B test pairs by gold rating bucket ([0,1), ...,
-    [4,5]), seed 42."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    style.apply()
-    rows, ids = [], []
-    for name in FIGURE4_ROWS:
-        if not derived_records.get(name):
-            continue
-        d = derived_records[name][0]
-        ids.append(f"{name}={d['run_id']}")
-        stsb = d["result"]["stsb_test"]
-        buckets = np.clip(np.floor(np.asarray(stsb["gold"])), 0, 4).astype(int)
-        rows += [
-            {"model": label(name), "rating": f"{b}-{b + 1}", "cosine": c} for b, c in zip(buckets, stsb["cosines"])
-        ]
-    if not rows:
-        return []
-    frame = pd.DataFrame(rows)
-    models = list(dict.fromkeys(frame["model"]))
-    fig, axes = plt.subplots(len(models), 1, figsize=(7, 1.9 * len(models)), squeeze=False)
-    order = [f"{b}-{b + 1}" for b in RATING_BUCKETS[:-1]]
-    for ax, model in zip(axes[:, 0], models):
-        sns.violinplot(
-            data=frame[frame["model"] == model],
-            x="cosine",
-            y="rating",
-            order=order,
-            orient="h",
-            cut=0,
-            density_norm="width",
-            inner="quartile",
-            hue="rating",
-            legend=False,
-            palette="viridis",
-            ax=ax,
-        )
-        ax.set_title(model, loc="left")
-        ax.set_ylabel("gold rating")
-    axes[-1, 0].set_xlabel("cosine similarity of the pair (each panel has its own horizontal scale)")
-    fig.suptitle("Figure 4: STS-B test cosine similarities by human rating")
-    fig.tight_layout()
-    return style.save(fig, folder, "figure4_cosine_by_rating", f"profile {profile}; seed 42 runs: {', '.join(ids)}")
-
-
 def bucket_separation(derived_records: dict[str, list[dict]]) -> pd.DataFrame:
     """Figure 4 in numbers: per model and seed, the mean cosine of the [4,5] and [0,1) buckets and their gap."""
     rows = []
@@ -412,17 +331,3 @@ def bucket_separation(derived_records: dict[str, list[dict]]) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
-
-
-def table1_wide(t1: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 as printed: rows (method, max/q75/q50), one column per cell, 'reproduced [reported] (n trials)'."""
-    if t1.empty:
-        return t1
-    view = t1.copy()
-    view["cell"] = [
-        f"{r['reproduced']:.2f}"
-        + (f" [{r['reported']:.1f}]" if pd.notna(r["reported"]) else "")
-        + f" ({r['n_trials']})"
-        for _, r in view.iterrows()
-    ]
-    return view.pivot_table(index=["group", "row"], columns="column", values="cell", aggfunc="first", sort=False)

@@ -1,4 +1,4 @@
-"""TNCSE's tables and figures from run records and derived records (the hooks of ``paper.py`` call them).
+"""TNCSE's tables from run records and derived records (the hooks of ``paper.py`` call them).
 
 Each table function takes the records of :func:`papers.tncse.experiments.grid` (run name -> one record per seed;
 an empty list for a row that was not run) and returns a long DataFrame: the reproduced mean ± std over seeds next to
@@ -12,17 +12,10 @@ Every table that depends on stage 1 says so: the stage-1 pair is two unsupervise
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
 import pandas as pd
 
 from papers.tncse import NAME
 from papers.tncse.experiments import TABLE4, table4_run
-from sentemb.objectives.tensor_norm import tn_surface
-from sentemb.plots import geometry, style
-from sentemb.report.claims_table import markdown_rows
-from sentemb.report.markdown import compared, markdown_table, reported_cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, sts_table, trace
 
@@ -226,156 +219,8 @@ def table2_summary(t2: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def figure2(profile: str, folder: Path) -> list[Path]:
-    """Figure 2: l_TN(k, t) of Eq. 3 over k in (0, 3] and t in [-1, 1] (analytic; no run involved)."""
-    import matplotlib.pyplot as plt
-
-    style.apply()
-    k, t = np.meshgrid(np.linspace(0.02, 3.0, 150), np.linspace(-1.0, 1.0, 150))
-    fig = plt.figure(figsize=(5.6, 4.4))
-    ax = fig.add_subplot(projection="3d")
-    ax.plot_surface(k, t, tn_surface(k, t), cmap="viridis", linewidth=0, antialiased=True)
-    ax.set_xlabel("k = ||h+|| / ||h||")
-    ax.set_ylabel("t = cos(h, h+)")
-    ax.set_zlabel("l_TN")
-    ax.set_title("Figure 2: l_TN(k, t) = sqrt(1 + k^2 - 2kt) / (1 + k)")
-    return style.save(
-        fig,
-        folder,
-        "figure2_tn_surface",
-        "Eq. 3 evaluated on a 150 x 150 grid (sentemb.objectives.tensor_norm.tn_surface); minimum 0 at k = t = 1",
-    )
-
-
-def figure4(table1_frame: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
-    """Figure 4: the 7-STS average of every seed of SimCSE, the untrained pair and TNCSE (seaborn), with the
-    one-sided Welch test of TNCSE against SimCSE."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-    from scipy import stats
-
-    style.apply()
-    avg = table1_frame[table1_frame["column"] == "Avg."]
-    points = [
-        {"model": r["row"], "seed": int(s), "7 STS avg.": float(v)}
-        for _, r in avg.iterrows()
-        for s, v in zip(str(r["seeds"]).split(";"), str(r["values"]).split(";"))
-    ]
-    frame = pd.DataFrame(points)
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    # one row per seed (dodge) instead of jitter: seaborn jitters with numpy's global RNG, which changed the figure's
-    # bytes at every execution of the notebook
-    sns.stripplot(
-        data=frame, x="7 STS avg.", y="model", hue="seed", size=7, jitter=False, dodge=True, ax=ax, palette="deep"
-    )
-    sns.pointplot(
-        data=frame, x="7 STS avg.", y="model", errorbar="sd", color="k", markers="|", linestyles="none", ax=ax
-    )
-    title = "Figure 4: 7 STS average per seed (mean ± sd in black)"
-    by_model = {m: g["7 STS avg."].to_numpy() for m, g in frame.groupby("model")}
-    tncse, simcse = by_model.get(TABLE1_ROWS["tncse"][0]), by_model.get(TABLE1_ROWS["simcse"][0])
-    if tncse is not None and simcse is not None and len(tncse) > 1 and len(simcse) > 1:
-        p = stats.ttest_ind(tncse, simcse, equal_var=False, alternative="greater").pvalue
-        title += f"\nTNCSE > SimCSE: one-sided Welch p = {p:.3g} (n = {len(tncse)}, {len(simcse)})"
-    ax.set_title(title)
-    ax.legend(title="seed", loc="lower right", fontsize=8)
-    fig.tight_layout()
-    run_ids = ";".join(avg["run_ids"])
-    return style.save(fig, folder, "figure4_seeds", f"profile {profile}; runs {run_ids}; {STAGE1}")
-
-
 def figure5_table(derived_records: dict[str, dict]) -> pd.DataFrame:
     d = derived_records.get("figure5")
     if d is None:
         return pd.DataFrame()
     return pd.DataFrame([{**row, "run_id": d["run_id"], "derived_id": d["derived_id"]} for row in d["result"]["rows"]])
-
-
-def figure5(table: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
-    """Figure 5: bars = mean [CLS] norm of the last hidden state, line = STS-B dev, per number of removed LayerNorms."""
-    import matplotlib.pyplot as plt
-
-    style.apply()
-    fig, ax = plt.subplots(figsize=(5.6, 3.6))
-    ax.bar(table["removed_layernorms"], table["mean_cls_norm"], color=style.PALETTE[0], alpha=0.7)
-    ax.set_xlabel("last LayerNorms removed")
-    ax.set_ylabel("mean norm of [CLS] (last hidden state)")
-    twin = ax.twinx()
-    twin.plot(table["removed_layernorms"], 100 * table["stsb_dev_spearman"], "o-", color=style.PALETTE[1])
-    twin.set_ylabel("STS-B dev Spearman x 100")
-    ax.set_title("Figure 5: LayerNorm removal on the stage-1 encoder (no re-training)")
-    fig.tight_layout()
-    return style.save(
-        fig,
-        folder,
-        "figure5_layernorm",
-        f"profile {profile}; run {table['run_id'].iloc[0]}; derived record {table['derived_id'].iloc[0]}",
-    )
-
-
-def figure6(records: dict[str, list[dict]], profile: str, folder: Path) -> list[Path]:
-    """Figure 6: alignment/uniformity (STS-B) of the trained and ensembled rows, seed 42, coloured by 7-STS avg."""
-    labels = {
-        "simcse": "SimCSE",
-        "ensemble": "untrained pair",
-        "tncse": "TNCSE",
-        "tncse_wiki": "TNCSE (wiki)",
-        "simcse_sickr": "SimCSE (wiki+SICK-R)",
-        "tncse_single": "TNCSE-Single",
-    }
-    points = {
-        label: {
-            "alignment": records[n][0]["analysis"]["alignment"],
-            "uniformity": records[n][0]["analysis"]["uniformity"],
-            "avg_sts": records[n][0]["metrics"]["summary"]["Avg."],
-        }
-        for n, label in labels.items()
-        if records.get(n)
-    }
-    fig = geometry.align_uniform_points(points, "Figure 6: alignment/uniformity (STS-B dev+test)")
-    runs = ", ".join(f"{n}={records[n][0]['run_id']}" for n in labels if records.get(n))
-    return style.save(fig, folder, "figure6_align_uniform", f"profile {profile}; seed 42 runs: {runs}; {STAGE1}")
-
-
-def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
-    """The README's fairseq-style tables (reported | reproduced mean ± std (n) | Δ), from the reproduced tables."""
-    lines = []
-    t1 = tables["table1"]
-    if not t1.empty:
-        header = ["Table 1: Avg. of 7 STS (test, 'all')", "paper row (BERT-base)", "reported", "reproduced", "Δ"]
-        rows = ([r["row"], r["reported_row"] or "–", *compared(r)] for _, r in t1[t1["column"] == "Avg."].iterrows())
-        lines += [""] + markdown_table(header, rows)
-    lines += _table2_markdown(tables["table2"])
-    for key, title in (
-        ("table3", "Table 3"),
-        ("table4", "Table 4"),
-        ("table5", "Table 5 (STS-B test)"),
-        ("table6", "Table 6"),
-    ):
-        t = tables[key]
-        if t.empty:
-            continue
-        rows = (
-            [r["row"], r["our_column"] if pd.notna(r.get("our_column")) else r["column"], *compared(r)]
-            for _, r in t.iterrows()
-        )
-        lines += [""] + markdown_table([title, "column", "reported", "reproduced", "Δ"], rows)
-    lines += [""] + markdown_rows(tables["claims"])
-    return "\n".join(lines).strip()
-
-
-def _table2_markdown(t2: pd.DataFrame) -> list[str]:
-    """Table 2's rows as the README shows them: the mean over the mirror's tasks of each paper row (one seed), how
-    many of the paper's tasks that is, and no Δ, since the paper averages other (and more) tasks."""
-    summary = table2_summary(t2)
-    if summary.empty:
-        return []
-    rows = []
-    for _, r in summary.iterrows():
-        of = r["paper_row"].split("(")[1].split()[0] if "(" in r["paper_row"] else "?"
-        cells = t2[(t2["paper_row"] == r["paper_row"]) & (t2["method"] == r["method"])]
-        metrics = ", ".join(sorted(set(cells["main_metric"])))
-        tasks = f"{r['n_tasks']} of {of}: {r['tasks'].replace(';', ', ')} ({metrics})"
-        rows.append([r["paper_row"], r["method"], tasks, reported_cell(r["reported"]), f"{r['value']:.2f} (1)"])
-    header = ["Table 2 (MTEB, seed 42)", "method", "tasks here", "reported (paper's tasks)"]
-    return [""] + markdown_table([*header, "reproduced (mirror's tasks)"], rows)

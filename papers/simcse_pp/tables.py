@@ -1,4 +1,5 @@
-"""SimCSE++'s tables and figures from run records and derived records (:class:`papers.simcse_pp.paper.SimCSEpp`).
+"""SimCSE++'s tables from run records and derived records (:class:`papers.simcse_pp.paper.SimCSEpp`), with the row maps
+and labels they use and the paper's claim mapping (:data:`CLAIM_ALIASES`, :data:`NOT_TESTABLE`).
 
 Each table function takes the records of :func:`papers.simcse_pp.experiments.grid` (run name -> one record per
 seed; an empty list for a row that was not run) and returns a long DataFrame: the reproduced mean ± std over seeds
@@ -8,17 +9,12 @@ the rank of the cross-correlation matrix) are derived records (:meth:`SimCSEpp.d
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from papers.simcse_pp import NAME
 from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, paper_grid, table5_run
-from sentemb.plots import geometry, style
-from sentemb.report.claims_table import markdown_rows
-from sentemb.report.markdown import compared, markdown_table
 from sentemb.report.reported import load_reported
-from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, mean_std, sts_table, trace
+from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, sts_table, trace
 
 # Table 3: our row label and the paper row it is compared with. MiniLM starts from a trained sentence encoder, so
 # SimCSE and SimCSE++ are compared with the paper's "from SBERT-base" rows; +Off-Info and +DCL exist only for BERT-base.
@@ -235,101 +231,3 @@ def table7(derived_records: dict[str, dict]) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows)
-
-
-def figure1(records: dict[str, list[dict]], profile: str, folder: Path) -> list[Path]:
-    """Figure 1: alignment/uniformity (STS-B) of the Table 3 models, seed 42 (the tables hold every seed)."""
-    points = {}
-    for name in HEADLINE:
-        record = records[name][0]
-        points[TABLE3_ROWS[name][0].split(" (")[0]] = {
-            "alignment": record["analysis"]["alignment"],
-            "uniformity": record["analysis"]["uniformity"],
-            "avg_sts": record["metrics"]["summary"]["Avg."],
-        }
-    fig = geometry.align_uniform_points(points, "Figure 1: alignment/uniformity (STS-B dev+test)")
-    runs = ", ".join(f"{n}={records[n][0]['run_id']}" for n in HEADLINE)
-    return style.save(
-        fig,
-        folder,
-        "figure1_align_uniform",
-        f"profile {profile}; backbone {records['simcse'][0]['spec']['backbone']}; seed 42 runs: {runs}",
-    )
-
-
-def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
-    """The README's fairseq-style tables (reported | reproduced mean ± std (n) | Δ), from the reproduced tables."""
-    lines = []
-    for key, title in (
-        ("table3", "Table 3 (STS test, Spearman x 100, 'all')"),
-        ("table1", "Table 1 (STS test)"),
-        ("table2", "Table 2 (STS test)"),
-        ("table4", "Table 4 (STS test)"),
-    ):
-        t = tables[key]
-        if t.empty:
-            continue
-        rows = ([r["row"], r["reported_row"] or "–", *compared(r)] for _, r in t[t["column"] == "Avg."].iterrows())
-        lines += [""] + markdown_table([f"{title}: Avg. of 7 tasks", "paper row", "reported", "reproduced", "Δ"], rows)
-    t5 = tables["table5"]
-    if not t5.empty:
-        rows = ([r["row"], *compared(r)] for _, r in t5.iterrows())
-        lines += [""] + markdown_table(["Table 5 (STS-B dev)", "reported", "reproduced", "Δ"], rows)
-    t6 = tables["table6"]
-    precision = ", ".join(sorted({p for joined in t6.get("precision", []) for p in str(joined).split(";")}))
-    rows = []
-    for row, group in t6.groupby("row", sort=False):
-        cells = group.set_index("column")
-        rep = cells.loc["Training Time", "reported"]
-        measured = (mean_std(cells.loc[c]) for c in ("seconds per step", "sentences per second", "Training Time"))
-        rows.append([row, *measured, "" if pd.isna(rep) else f"{rep:.0f}"])
-    header = [f"Table 6 (this machine, {precision}, batch 64)", "s/step", "sentences/s", "1 epoch of wiki1m (min)"]
-    lines += [""] + markdown_table([*header, "reported (min)"], rows)
-    lines += [""] + markdown_rows(tables["claims"])
-    return "\n".join(lines).strip()
-
-
-def table5_figure(t5: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
-    """Table 5 as three panels (one per swept hyperparameter): reproduced STS-B dev (every seed) and reported; none
-    before its runs have records."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    if t5.empty:
-        return []
-    style.apply()
-    points = []
-    for _, r in t5.iterrows():
-        value = float(r["row"].split("=")[1])
-        for v in str(r["values"]).split(";"):
-            points.append({"group": r["reported_group"], "value": value, "STS-B dev": float(v), "source": "reproduced"})
-        points.append(
-            {"group": r["reported_group"], "value": value, "STS-B dev": r["reported"], "source": "reported (BERT-base)"}
-        )
-    frame = pd.DataFrame(points)
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
-    for ax, group in zip(axes, TABLE5_LABEL.values()):
-        sub = frame[frame["group"] == group]
-        sns.lineplot(
-            data=sub,
-            x="value",
-            y="STS-B dev",
-            hue="source",
-            style="source",
-            markers=True,
-            dashes=False,
-            errorbar=None,
-            ax=ax,
-            legend=group == "m",
-        )
-        ax.set_xscale("log" if group != "m" else "linear")
-        ax.set_xlabel(group)
-    fig.suptitle("Table 5: STS-B dev Spearman x 100 against each hyperparameter of SimCSE++")
-    fig.tight_layout()
-    n_runs = len(dict.fromkeys(";".join(t5["run_ids"]).split(";")))
-    return style.save(
-        fig,
-        folder,
-        "table5_sweeps",
-        f"profile {profile}; {n_runs} runs, their ids in results/simcse_pp/{profile}/table5.csv (run_ids)",
-    )

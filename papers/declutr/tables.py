@@ -1,13 +1,13 @@
-"""DeCLUTR's tables, figures and README summary from run records (run name -> one record per seed; nothing trains).
+"""DeCLUTR's tables from run records (run name -> one record per seed; nothing trains): pure functions returning
+DataFrames, and the constants they use.
 
 Tables: long DataFrames, the reproduced mean ± std over seeds next to the reported value, on DeCLUTR's protocol
 (original SentEval, Supp. §3.2's averaging), compared with the paper's DistilRoBERTa rows, the 6-layer models closest
-to the small profile's MiniLM. Figures: each grid point scored by its STS-B dev Spearman (see ``experiments.py``).
+to the small profile's MiniLM. The figures' table (``figure_points``) and claim cells (``figure_cells``): each grid
+point scored by its STS-B dev Spearman (see ``experiments.py``).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,37 +15,15 @@ import pandas as pd
 from papers.declutr import NAME
 from papers.declutr.experiments import (
     FIGURE2,
-    FIGURE3_OBJECTIVES,
     FIGURE3_RUNS,
     FIGURE3_SHARES,
     FIGURES1_MEMORY,
     FIGURES1_PROJECTIONS,
     figure2_run,
 )
-from sentemb.models.backbone import MINILM, RAW_BERT
-from sentemb.plots import style
-from sentemb.profiles import Profile, get_profile
-from sentemb.report.claims_table import markdown_rows
-from sentemb.report.markdown import markdown_table, reported_cell
+from sentemb.profiles import get_profile
 from sentemb.report.reported import load_reported
-from sentemb.report.reproduced import aggregate_seeds, join, mean_std, trace
-
-SUBSTITUTE_BACKBONES = {  # by the profile's backbone: how a figure's caption names it (none for smoke's tiny random
-    MINILM: "all-MiniLM-L6-v2 (already a trained sentence encoder)",  # BERT, whose figures only test the code, or for
-    RAW_BERT: "the archive's MLM-only BERT (4 x 256)",  # the paper's own on full)
-}
-
-
-def substitutes(profile: Profile) -> str:
-    """What a figure's caption says the profile substituted ("" where it names no substitute backbone)."""
-    backbone = SUBSTITUTE_BACKBONES.get(profile.backbone)
-    if backbone is None:
-        return ""
-    return (
-        f"{profile.name} profile: {backbone} for DistilRoBERTa, WikiText-2 articles for OpenWebText, spans of 16-64 "
-        "tokens for 32-512, 60 steps of 16 documents; "
-    )
-
+from sentemb.report.reproduced import aggregate_seeds, join, trace
 
 DEV_SCORE = "STS-B dev Spearman x 100 (cosine), not the SentEval dev average of the paper's figures"
 ROWS = {  # run -> (our row label, {backbone} and {profile} from the record's profile; the paper's row)
@@ -355,251 +333,3 @@ def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
             "profile",
         ],
     )
-
-
-# -- figures --------------------------------------------------------------------------------------------------------
-
-
-def _save(fig, name: str, profile, folder: Path, points: pd.DataFrame) -> list[Path]:
-    """Saved in ``folder`` with a caption naming the profile, its substitutes, the score, and where the points' run
-    ids are."""
-    profile = get_profile(profile)
-    fig.tight_layout()
-    return style.save(
-        fig,
-        folder,
-        name,
-        f"profile {profile.name}; {substitutes(profile)}y = {DEV_SCORE}; "
-        f"{points['run'].nunique()} runs, one seed each: their run ids are in "
-        f"results/declutr/{profile.name}/figures.csv",
-    )
-
-
-def _styled_figure(ncols: int, figsize: tuple[float, float], **kwargs):
-    """(seaborn, figure, axes) of the archive's style; the plotting libraries are imported only to draw."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    style.apply()
-    return (sns, *plt.subplots(1, ncols, figsize=figsize, **kwargs))
-
-
-def _untrained_line(axes, points: pd.DataFrame) -> None:
-    """The untrained backbone's STS-B dev score as a dotted line on every panel (does training help at all?)."""
-    base = points[points["run"] == "transformer"]
-    if base.empty:
-        return
-    for ax in axes:
-        ax.axhline(base["dev_score"].iloc[0], color="0.4", linestyle=":", label="not trained")
-
-
-def figure2(points: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
-    """Figure 2: the dev score over the A x P x tau grid by A (a) and by P (b), and by positive view (c)."""
-    grid_points = points[
-        points["run"].isin(
-            [
-                figure2_run(a, p, t)
-                for a in FIGURE2["num_anchors"]
-                for p in FIGURE2["num_positives"]
-                for t in FIGURE2["temperature"]
-            ]
-        )
-    ]
-    views = points[points["run"].isin(["declutr", "views_adjacent", "views_subsumed"])]
-    sns, fig, axes = _styled_figure(3, (10, 3.4), sharey=True)
-    sns.boxplot(data=grid_points, x="num_anchors", y="dev_score", ax=axes[0], color=style.PALETTE[0])
-    # jitter=False, dodge=True: seaborn jitters with numpy's global RNG, so a jittered figure changes at every run
-    sns.stripplot(
-        data=grid_points,
-        x="num_anchors",
-        y="dev_score",
-        hue="temperature",
-        ax=axes[0],
-        palette="deep",
-        jitter=False,
-        dodge=True,
-    )
-    sns.boxplot(data=grid_points, x="num_positives", y="dev_score", ax=axes[1], color=style.PALETTE[1])
-    sns.stripplot(
-        data=grid_points,
-        x="num_positives",
-        y="dev_score",
-        hue="temperature",
-        ax=axes[1],
-        palette="deep",
-        legend=False,
-        jitter=False,
-        dodge=True,
-    )
-    sns.stripplot(
-        data=views, x="positive_views", y="dev_score", ax=axes[2], color=style.PALETTE[2], size=8, jitter=False
-    )
-    _untrained_line(axes, points)
-    axes[2].legend(fontsize=8)
-    axes[0].set_ylabel("STS-B dev Spearman x 100")
-    for ax, title, label in zip(
-        axes,
-        ("(a) anchors A", "(b) positives P", "(c) positive views (A = P = 2)"),
-        ("anchors per document A", "positives per anchor P", "positive view"),
-    ):
-        ax.set(title=title, xlabel=label)
-    fig.suptitle("Figure 2: span sampling (one seed per point; NT-Xent in its exact form, Eq. 2)")
-    return _save(fig, "figure2_sampling", profile, folder, pd.concat([grid_points, views]))
-
-
-def figure3(points: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
-    """Figure 3: the dev score of contrastive only, MLM only and both against the share of the training steps."""
-    shares = points[points["run"].isin(list(FIGURE3_RUNS))]
-    sns, fig, ax = _styled_figure(1, (5.2, 3.6))
-    sns.lineplot(data=shares, x="share", y="dev_score", hue="objective", marker="o", ax=ax)
-    _untrained_line([ax], points)
-    ax.legend(fontsize=8)
-    ax.set(
-        xlabel="share of the training steps (%)",
-        ylabel="STS-B dev Spearman x 100",
-        title="Figure 3: objective and training-set size (one model size)",
-    )
-    return _save(fig, "figure3_objective_size", profile, folder, shares)
-
-
-def figureS1(points: pd.DataFrame, profile: str, folder: Path) -> list[Path]:
-    """Figure S1: (a) projection heads by output width, against none; (b) memory banks by queue size per tau."""
-    heads = points[points["run"].str.startswith("proj_")]
-    banks = points[points["run"].str.startswith("xbm_")]
-    base = points[points["run"] == "declutr"]
-    sns, fig, axes = _styled_figure(2, (10, 3.6), sharey=True)
-    sns.lineplot(data=heads, x="projection_dim", y="dev_score", hue="projection", marker="o", ax=axes[0])
-    sns.lineplot(data=banks, x="memory_size", y="dev_score", hue="temperature", marker="o", ax=axes[1], palette="deep")
-    _untrained_line(axes, points)
-    for ax in axes:
-        if not base.empty:
-            ax.axhline(base["dev_score"].iloc[0], color="k", linestyle="--", label="none (DeCLUTR)")
-        ax.legend(fontsize=8)
-    axes[0].set(
-        xlabel="projection output width",
-        ylabel="STS-B dev Spearman x 100",
-        title=f"(a) projection heads ({', '.join(FIGURES1_PROJECTIONS['kind'])})",
-    )
-    axes[1].set(xlabel="queue size", title=f"(b) memory bank, tau in {FIGURES1_MEMORY['temperature']}")
-    fig.suptitle("Figure S1 (one seed per point)")
-    return _save(fig, "figureS1_projection_memory", profile, folder, pd.concat([heads, banks, base]))
-
-
-def _markdown_table(header: list[str], rows: list) -> list[str]:
-    """A markdown table after a blank line (:func:`markdown_table`); none without rows."""
-    return ["", *markdown_table(header, rows)] if rows else []
-
-
-def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
-    """The README's fairseq-style tables (reported | reproduced mean ± std (n) | Δ), from the reproduced tables."""
-    t1, s3, s6 = tables["table1"], tables["tableS3"], tables["tableS6"]
-    lines = [
-        *_markdown_table(
-            [
-                f"Table 1: Downstream ({N_DOWNSTREAM} of 18 tasks, test)",
-                "paper row",
-                "reported (18 tasks)",
-                f"reported, same {N_DOWNSTREAM} tasks",
-                "reproduced",
-                "Δ",
-            ],
-            [
-                (
-                    r["row"],
-                    r["reported_row"],
-                    reported_cell(r["reported"]),
-                    reported_cell(r["reported_16"]),
-                    mean_std(r),
-                    reported_cell(r["delta"], signed=True),
-                )
-                for _, r in t1.iterrows()
-            ],
-        ),
-        *_markdown_table(
-            ["Table S3 (test)", "task", "metric", "reported", "reproduced", "Δ"],
-            [
-                (
-                    r["row"],
-                    r["column"],
-                    r["metric"],
-                    reported_cell(r["reported"]),
-                    mean_std(r),
-                    reported_cell(r["delta"], signed=True),
-                )
-                for _, r in s3.iterrows()
-            ],
-        ),
-        *_markdown_table(
-            [
-                "Table S6: dev average (no Δ: the task sets differ)",
-                "paper row",
-                "reported (17 tasks)",
-                "reproduced",
-                "tasks",
-            ],
-            [
-                (
-                    r["row"],
-                    r["reported_row"],
-                    reported_cell(r["reported"]),
-                    mean_std(r),
-                    "/".join(sorted(set(str(r["n_tasks"]).split(";")))),
-                )
-                for _, r in s6.iterrows()
-            ],
-        ),
-        *figure_markdown(tables["figures"]),
-        "",
-        *markdown_rows(tables["claims"], skip_not_run=True),
-    ]
-    return "\n".join(lines).strip()
-
-
-def figure_markdown(points: pd.DataFrame) -> list[str]:
-    """The figures' points as compact tables (STS-B dev Spearman x 100, one seed each; the paper prints no values)."""
-    if points.empty:
-        return []
-    score = dict(zip(points["run"], points["dev_score"]))
-
-    def cell(run: str) -> str:
-        return reported_cell(score.get(run))
-
-    taus, dims, queues = FIGURE2["temperature"], FIGURES1_PROJECTIONS["dim"], FIGURES1_MEMORY["queue"]
-    return [
-        "",
-        f"Figures: each point is one run (seed 42), scored by {DEV_SCORE}; the paper prints its figures' values "
-        "only as plots, so there is no reported column."
-        + (f" The untrained backbone scores {score['transformer']:.2f}." if "transformer" in score else ""),
-        *_markdown_table(
-            [
-                "Figure 2 (a, b): A, P (NT-Xent exact, Eq. 2; not the official code's capped form)",
-                *(f"tau = {t:g}" for t in taus),
-            ],
-            [
-                (f"A = {a}, P = {p}", *(cell(figure2_run(a, p, t)) for t in taus))
-                for a in FIGURE2["num_anchors"]
-                for p in FIGURE2["num_positives"]
-            ],
-        ),
-        *_markdown_table(
-            [
-                "Figure 2 (c): positive views",
-                "any (overlapping, adjacent, subsumed)",
-                "adjacent",
-                "subsumed (official length)",
-            ],
-            [("A = P = 2, tau = 0.05", cell("declutr"), cell("views_adjacent"), cell("views_subsumed"))],
-        ),
-        *_markdown_table(
-            ["Figure 3: objective", *(f"{s} % of the steps" for s in FIGURE3_SHARES)],
-            [(objective, *(cell(f"{objective}_f{s}") for s in FIGURE3_SHARES)) for objective in FIGURE3_OBJECTIVES],
-        ),
-        *_markdown_table(
-            [f"Figure S1 (a): projection head (none: {cell('declutr')})", *(f"width {d}" for d in dims)],
-            [(kind, *(cell(f"proj_{kind}_{d}") for d in dims)) for kind in FIGURES1_PROJECTIONS["kind"]],
-        ),
-        *_markdown_table(
-            ["Figure S1 (b): memory bank, tau", *(f"queue {q}" for q in queues)],
-            [(f"tau = {t:g}", *(cell(f"xbm_{q}_t{t:g}") for q in queues)) for t in FIGURES1_MEMORY["temperature"]],
-        ),
-    ]
