@@ -20,3 +20,14 @@ def test_committed_notebook_was_executed_by_the_main_command(path):
     assert parameters == {"profile": "small", "run_missing": True}, (
         f"{path.name} was executed with {parameters}; re-execute it with ./run_all.sh --paper {path.stem}"
     )
+
+
+COPIES = sorted((settings.REPO_ROOT / "notebooks" / "executed").glob("*/*.ipynb"))
+
+
+@pytest.mark.parametrize("path", COPIES, ids=[f"{p.parent.name}-{p.stem}" for p in COPIES])
+def test_another_profiles_copy_opens_with_its_banner_under_a_fixed_id(path):
+    """A copy for another profile starts with the profile's banner, whose cell id is fixed (not nbformat's random one),
+    so a cached rerun of that profile rewrites the copy byte for byte."""
+    first = json.loads(path.read_text(encoding="utf-8"))["cells"][0]
+    assert first["cell_type"] == "markdown" and first["id"] == f"profile-{path.parent.name}", first["id"]

@@ -171,7 +171,8 @@ def execute_notebook(paper: str, profile: str, run_missing: bool = True, extende
     executed = strip_timestamps(nbformat.read(tmp, as_version=4))
     executed.metadata.papermill.update(input_path=_shown(source), output_path=_shown(target))
     if not get_profile(profile).committed:
-        executed.cells.insert(0, nbformat.v4.new_markdown_cell(profile_banner(profile)))
+        # a fixed id (nbformat draws a random one), so that rerunning a profile rewrites its copy byte for byte
+        executed.cells.insert(0, nbformat.v4.new_markdown_cell(profile_banner(profile), id=f"profile-{profile}"))
     nbformat.write(executed, tmp)
     tmp.replace(target)
     if get_profile(profile).committed and is_committed_copy(target) and sync_readme(paper, target):

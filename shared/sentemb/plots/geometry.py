@@ -15,6 +15,8 @@ from adjustText import adjust_text
 
 from sentemb.plots import style
 
+LABEL_ITERATIONS = 1000  # adjustText steps at most; a layout that settles stops earlier (SimCSE small Figure 3: 20)
+
 
 def align_uniform_trajectories(curves: dict[str, list[dict]], title: str):
     style.apply()
@@ -47,8 +49,11 @@ def align_uniform_points(points: dict[str, dict], title: str):
     sc = ax.scatter(u, a, c=c, cmap="viridis", s=50, edgecolor="k", lw=0.5)
     ax.margins(x=0.15, y=0.15)
     texts = [ax.text(x, y, f"{label} ({v:.2f})", fontsize=8) for label, x, y, v in zip(points, u, a, c)]
-    # adjustText moves labels off each other and off the points (close models overlapped); it is deterministic
-    adjust_text(texts, x=u, y=a, ax=ax, expand=(1.3, 1.8), arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
+    # adjustText moves labels off each other and off the points (close models overlapped). By default it stops after
+    # 1 s of wall clock, so a layout that does not settle depended on the machine's speed and load; a fixed number of
+    # iterations makes the figure the same on every machine (a settled layout stops earlier, unchanged)
+    arrows = {"arrowstyle": "-", "color": "0.5", "lw": 0.5}
+    adjust_text(texts, x=u, y=a, ax=ax, expand=(1.3, 1.8), arrowprops=arrows, iter_lim=LABEL_ITERATIONS)
     fig.colorbar(sc, ax=ax, label="avg. STS (Spearman x 100)", orientation="horizontal", pad=0.18, shrink=0.8)
     ax.set_xlabel(r"$\ell_{uniform}$")
     ax.set_ylabel(r"$\ell_{align}$")
