@@ -71,7 +71,7 @@ def test_only_an_untrained_pretrained_backbone_is_deterministic():
                 "table": "T",
                 "row": "r",
                 "column": "c",
-                "value": 1.0,
+                "reproduced": 1.0,
                 "seed": 42,
                 "profile": "small",
                 "backbone_used": "b",

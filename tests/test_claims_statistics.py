@@ -9,9 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from sentemb.report.claim_cells import load_claims, parse_values
+from sentemb.report.claim_cells import load_claims, lookup, lookup_seeds, parse_values
 from sentemb.report.claims import ALPHA, SIZE_FRACTION, evaluate, evaluate_all, welch_p
-from sentemb.report.claims_table import from_reproduced
 
 WIN = [83.1, 83.4, 83.2]  # mean 83.2333
 BASE = [80.0, 80.3, 80.1]  # mean 80.1333: 3.1 below WIN, same spread
@@ -274,7 +273,9 @@ def test_reported_numbers_stay_deterministic():
     assert evaluate({**claim, "margin": 8.0}, cells).size_status == "fails"
 
 
-def test_evaluate_all_columns_and_from_reproduced_keeps_values():
+def test_evaluate_all_reads_a_reproduced_table_in_its_own_columns():
+    """A reproduced table is evaluated as the result CSV holds it: the reference's row is the paper's
+    (``reported_row``, not our label ``row``), the number ``reproduced`` and the seeds ``values``."""
     reproduced = pd.DataFrame(
         [
             {
@@ -297,10 +298,10 @@ def test_evaluate_all_columns_and_from_reproduced_keeps_values():
             }
         ]
     )
-    converted = from_reproduced(reproduced)
-    assert converted["values"].tolist() == ["81.0;81.2;81.1"] and converted["value"].tolist() == [81.1]
-    assert converted["row"].tolist() == ["p=0.1"]
-    verdicts = evaluate_all("simcse", converted)
+    ref = {"table": "Table 3", "row": "p=0.1", "column": "STS-B"}
+    assert lookup_seeds(reproduced, ref) == [81.0, 81.2, 81.1] and lookup(reproduced, ref) == 81.1
+    assert lookup(reproduced, {**ref, "row": "p=0.1 (ours)"}) is None  # our label is not the paper's row
+    verdicts = evaluate_all("simcse", reproduced)
     assert list(verdicts.columns) == [
         "paper",
         "claim",

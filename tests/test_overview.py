@@ -55,7 +55,7 @@ def test_pairwise_finds_a_real_gap_and_corrects_for_the_pairs():
     assert (pairs["p_corrected"] >= pairs["p_value"] - 1e-12).all()  # Benjamini-Hochberg never lowers a p-value
     table = tables.sts_comparison(sts)
     avg = table[table["column"] == "Avg."].set_index("row")
-    assert avg.loc[b, "value"] - avg.loc[a, "value"] == pytest.approx(2.0, abs=1e-6)
+    assert avg.loc[b, "reproduced"] - avg.loc[a, "reproduced"] == pytest.approx(2.0, abs=1e-6)
     assert avg.loc[a, "n"] == 3
 
 

@@ -9,6 +9,8 @@ point scored by its STS-B dev Spearman (see ``experiments.py``).
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pandas as pd
 
@@ -22,6 +24,7 @@ from papers.declutr.experiments import (
     figure2_run,
 )
 from sentemb.profiles import get_profile
+from sentemb.report.cell import CELL_KEYS, Cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, trace
 
@@ -110,23 +113,17 @@ def reported_average(row: str, exclude: tuple[str, ...] = NOT_OFFLINE) -> float 
 
 
 def _reproduced(records: dict[str, list[dict]], table: str, cells, extra: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The cells ``cells(record)`` lists for every seed's record of the ``ROWS`` runs, aggregated over the seeds and
-    joined to the paper's ``table`` metric by metric (MRPC has two cells under one column); empty without records."""
+    """The rows ``cells(record, row)`` gives for every seed's record of the ``ROWS`` runs (``row``: the run's row, a
+    :class:`Cell`), aggregated over the seeds and joined to the paper's ``table`` metric by metric (MRPC has two cells
+    under one column); empty without records."""
     per_seed = pd.DataFrame(
         [
-            {
-                "paper": NAME,
-                "table": table,
-                "row": row_label(name, record["profile"]),
-                "run": name,
-                "reported_group": "Unsupervised",
-                "reported_row": ROWS[name][1],
-                **cell,
-                **trace(record),
-            }
+            seed_row
             for name in ROWS
             for record in records.get(name, [])
-            for cell in cells(record)
+            for seed_row in cells(
+                record, Cell(NAME, table, row_label(name, record["profile"]), name, "Unsupervised", ROWS[name][1])
+            )
         ]
     )
     if per_seed.empty:
@@ -142,32 +139,24 @@ def _reproduced(records: dict[str, list[dict]], table: str, cells, extra: tuple[
 
 
 def tableS3(records: dict[str, list[dict]]) -> pd.DataFrame:
-    return _reproduced(
-        records,
-        "Table S3",
-        lambda record: [
-            {"column": column, "split": "test", "aggregation": aggregation, "metric": metric, "value": value}
+    def per_task(record: dict, row: Cell) -> list[dict]:
+        return [
+            row.at(column=column, split="test", aggregation=aggregation, metric=metric).seed(value, trace(record))
             for column, aggregation, metric, value in task_scores(record)
-        ],
-    )
+        ]
+
+    return _reproduced(records, "Table S3", per_task)
 
 
 def table1(records: dict[str, list[dict]]) -> pd.DataFrame:
     """Downstream average over the 16 offline tasks; ``reported`` is the paper's Downstream (18 tasks) and
     ``reported_16`` the paper's own per-task numbers averaged over the same 16 tasks; Δ against ``reported_16``."""
-    table = _reproduced(
-        records,
-        "Table 1",
-        lambda record: [
-            {
-                "column": "Downstream",
-                "split": "test",
-                "aggregation": "",
-                "metric": "other",
-                "value": downstream_average(task_scores(record)),
-            }
-        ],
-    )
+
+    def downstream(record: dict, row: Cell) -> list[dict]:
+        cell = row.at(column="Downstream", split="test", metric="other")
+        return [cell.seed(downstream_average(task_scores(record)), trace(record))]
+
+    table = _reproduced(records, "Table 1", downstream)
     if table.empty:
         return table
     table["reported_16"] = [reported_average(r) for r in table["reported_row"]]
@@ -182,20 +171,13 @@ def table1(records: dict[str, list[dict]]) -> pd.DataFrame:
 def tableS6(records: dict[str, list[dict]]) -> pd.DataFrame:
     """The dev average over the tasks with a SentEval dev score, next to the paper's dev average without SNLI (17
     tasks): no Δ, the task sets differ."""
-    table = _reproduced(
-        records,
-        "Table S6",
-        lambda record: [
-            {
-                "column": "Downstream (w/o SNLI)",
-                "split": "dev",
-                "aggregation": "",
-                "metric": "other",
-                **dict(zip(("value", "n_tasks"), dev_average(record))),
-            }
-        ],
-        extra=("n_tasks",),
-    )
+
+    def dev(record: dict, row: Cell) -> list[dict]:
+        average, n_tasks = dev_average(record)
+        cell = row.at(column="Downstream (w/o SNLI)", split="dev", metric="other")
+        return [cell.seed(average, trace(record), n_tasks=n_tasks)]
+
+    table = _reproduced(records, "Table S6", dev, extra=("n_tasks",))
     if table.empty:
         return table
     table["delta"] = np.nan
@@ -266,10 +248,11 @@ def figure_points(records: dict[str, list[dict]]) -> pd.DataFrame:
 
 
 def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
-    """The figures' claim cells (``figure_only`` claims in ``claims.yaml``), in the claims' long format: a cell's
-    ``values`` are the points the paper plots as one distribution (seed 42 each; "A = 2": every (P, tau) point at
-    A = 2), each scored by its STS-B dev Spearman; a figure's default setting (any view, no head, no memory bank) is
-    the ``declutr`` run with all its seeds. A cell with a missing run is left out (its claims are *not run*)."""
+    """The figures' claim cells (``figure_only`` claims in ``claims.yaml``), in the result tables' cell columns
+    (``sentemb.report.cell``; ``run``: the cell's runs): a cell's ``values`` are the points the paper plots as one
+    distribution (seed 42 each; "A = 2": every (P, tau) point at A = 2), each scored by its STS-B dev Spearman; a
+    figure's default setting (any view, no head, no memory bank) is the ``declutr`` run with all its seeds. A cell
+    with a missing run is left out (its claims are *not run*)."""
 
     def grid_runs(a: int) -> list[str]:
         return [figure2_run(a, p, t) for p in FIGURE2["num_positives"] for t in FIGURE2["temperature"]]
@@ -298,38 +281,17 @@ def figure_cells(records: dict[str, list[dict]]) -> pd.DataFrame:
     for (table, row), (runs, all_seeds) in cells.items():  # all_seeds: every seed's record, else seed 42's
         if any(not records.get(run) for run in runs):
             continue
-        cell = [r for run in runs for r in (records[run] if all_seeds else records[run][:1])]
-        values = [dev_score(r) for r in cell]
+        found = [r for run in runs for r in (records[run] if all_seeds else records[run][:1])]
+        values = [dev_score(r) for r in found]
+        cell = Cell(NAME, table, row, ";".join(runs), reported_row=row, column="dev score", split="dev")
         rows.append(
             {
-                "table": table,
-                "group": "",
-                "row": row,
-                "column": "dev score",
-                "split": "dev",
-                "aggregation": "",
-                "metric": "",
-                "value": float(np.mean(values)),
+                **asdict(cell),
+                "reproduced": float(np.mean(values)),
                 "values": ";".join(f"{v:.6f}" for v in values),
                 "deterministic": False,
-                "run_ids": ";".join(r["run_id"] for r in cell),
-                "profile": cell[0]["profile"],
+                "run_ids": ";".join(r["run_id"] for r in found),
+                "profile": found[0]["profile"],
             }
         )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "table",
-            "group",
-            "row",
-            "column",
-            "split",
-            "aggregation",
-            "metric",
-            "value",
-            "values",
-            "deterministic",
-            "run_ids",
-            "profile",
-        ],
-    )
+    return pd.DataFrame(rows, columns=[*CELL_KEYS, "reproduced", "values", "deterministic", "run_ids", "profile"])

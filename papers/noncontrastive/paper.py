@@ -19,7 +19,7 @@ from papers.noncontrastive import tables as paper_tables
 from papers.noncontrastive.summary import markdown_summary
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.paper import Paper, get_paper
-from sentemb.report.claims_table import from_reproduced
+from sentemb.report.cell import CELL_KEYS
 from sentemb.runs import store
 
 OFFLINE = {category: len(tasks) for category, tasks in paper_tables.OFFLINE_TASKS.items() if tasks}
@@ -138,23 +138,20 @@ class NonContrastive(Paper):
     def claim_cells(self, build):
         """Tables 1 and 6's reproduced cells, the MiniLM rows standing for the BERT and the RoBERTa blocks alike."""
         tables = build.tables
-        parts = [from_reproduced(tables[t]) for t in ("table1", "table6") if not tables[t].empty]
-        reproduced = (
-            pd.concat(parts, ignore_index=True)
-            if parts
-            else pd.DataFrame(columns=["table", "group", "row", "column", "value", "values"])
-        )
+        parts = [tables[t] for t in ("table1", "table6") if not tables[t].empty]
+        columns = [*CELL_KEYS, "reproduced", "values"]
+        reproduced = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
         copies = []
         for group in CLAIM_GROUPS:
             t6 = reproduced[reproduced["table"] == "Table 6"].copy()
-            t6 = t6[t6["group"] != group]
-            t6["group"] = group
+            t6 = t6[t6["reported_group"] != group]
+            t6["reported_group"] = group
             copies.append(t6)
             t1 = reproduced[reproduced["table"] == "Table 1"].copy()
-            t1["group"] = t1["group"].str.replace(" / BERT", f" / {group}")
-            copies.append(t1[t1["group"].str.endswith(group)])
+            t1["reported_group"] = t1["reported_group"].str.replace(" / BERT", f" / {group}")
+            copies.append(t1[t1["reported_group"].str.endswith(group)])
         table = pd.concat([reproduced] + copies, ignore_index=True)
-        return table.drop_duplicates(subset=["table", "group", "row", "column"], keep="first")
+        return table.drop_duplicates(subset=["table", "reported_group", "reported_row", "column"], keep="first")
 
     def untestable(self):
         """The claims the offline data cannot test (:func:`tables.not_testable`: it depends on the mirror's tasks)."""

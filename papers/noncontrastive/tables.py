@@ -23,6 +23,7 @@ from papers.noncontrastive import NAME
 from papers.noncontrastive import experiments as ex
 from sentemb.data.mteb_mirror import MIRROR_TASKS
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
+from sentemb.report.cell import Cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, trace
 
@@ -168,7 +169,7 @@ def table1(trials: pd.DataFrame) -> pd.DataFrame:
                     "split": "dev",
                     "aggregation": "",
                     "metric": "spearman",
-                    "value": value,
+                    "reproduced": value,
                     "n_trials": len(group),
                     "run_ids": ";".join(group["run_id"]),
                     "profile": group["profile"].iloc[0],
@@ -212,22 +213,9 @@ def table4(records: dict[str, list[dict]], derived_records: dict[str, list[dict]
             for task, result in _mteb(d).items():
                 if result.get("status") != "ok":
                     continue
-                per_seed.append(
-                    {
-                        "paper": NAME,
-                        "table": "Table 4",
-                        "row": task,
-                        "run": name,
-                        "reported_group": result["category"],
-                        "reported_row": task,
-                        "column": reported_label(name),
-                        "split": result["split"],
-                        "aggregation": "",
-                        "metric": "main_score",
-                        "value": result["main_score"],
-                        **_derived_trace(d, run),
-                    }
-                )
+                column, split = reported_label(name), result["split"]
+                cell = Cell(NAME, "Table 4", task, name, result["category"], task, column, split, metric="main_score")
+                per_seed.append(cell.seed(result["main_score"], _derived_trace(d, run)))
     if not per_seed:
         return pd.DataFrame()
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("derived_id",))
@@ -269,24 +257,10 @@ def table6(records: dict[str, list[dict]], derived_records: dict[str, list[dict]
                 ("uniformity", geometry["uniformity"], "other", "", "STS-B test"),
             ]
             group = "RoBERTa" if name == "bt_nli" else "BERT"
+            row = Cell(NAME, "Table 6", label(name), name, group, reported_label(name))
             for column, value, metric, split, covers in cells:
-                per_seed.append(
-                    {
-                        "paper": NAME,
-                        "table": "Table 6",
-                        "row": label(name),
-                        "run": name,
-                        "reported_group": group,
-                        "reported_row": reported_label(name),
-                        "column": column,
-                        "split": split,
-                        "aggregation": "",
-                        "metric": metric,
-                        "value": value,
-                        "covers": covers,
-                        **_derived_trace(d, run),
-                    }
-                )
+                cell = row.at(column=column, split=split, metric=metric)
+                per_seed.append(cell.seed(value, _derived_trace(d, run), covers=covers))
     if not per_seed:
         return pd.DataFrame()
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("derived_id",))

@@ -84,10 +84,8 @@ class Overview(Paper):
 
     @staticmethod
     def wide(table, aggregation=("all", ""), index=("row",), column="column"):
-        """:meth:`Paper.wide` of a comparison table, which holds ``value`` and no reported number."""
-        return Paper.wide(
-            table.rename(columns={"value": "reproduced"}).assign(reported=float("nan")), aggregation, index, column
-        )
+        """:meth:`Paper.wide` of a comparison table, which has no reported number."""
+        return Paper.wide(table.assign(reported=float("nan")), aggregation, index, column)
 
     def readme_blocks(self, summary):
         """The archive's table goes to the top-level README, the methods compared to the overview's own."""

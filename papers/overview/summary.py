@@ -51,7 +51,7 @@ def average_cells(table: pd.DataFrame, aggregation: str = "all") -> dict[str, st
         return {}
     if aggregation == "all":
         avg = table[table["column"] == "Avg."]
-        return {r["row"]: mean_std({"reproduced": r["value"], "std": r["std"], "n": r["n"]}) for _, r in avg.iterrows()}
+        return {r["row"]: mean_std(r) for _, r in avg.iterrows()}
     out = {}
     part = table[table["aggregation"].isin((aggregation, "")) & (table["column"] != "Avg.")]
     for method, group in part.groupby("row", sort=False):

@@ -25,6 +25,7 @@ from papers.overview import experiments as ex
 from sentemb import archive_coverage, settings
 from sentemb.paper import get_paper, reproduced_papers
 from sentemb.profiles import get_profile
+from sentemb.report.cell import Cell
 from sentemb.report.comparison import Comparison, Seeds
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, sts_rows, trace
 from sentemb.runs import store
@@ -43,7 +44,7 @@ def sts_per_seed(sts: dict[str, list[dict]]) -> pd.DataFrame:
     for method, runs in sts.items():
         paper, row = ex.METHODS[method]
         for record in runs:
-            rows += sts_rows(record, {"paper": paper, "table": "comparison", "row": method, "run": row})
+            rows += sts_rows(record, Cell(paper, "comparison", method, row))
     return pd.DataFrame(rows)
 
 
@@ -57,12 +58,12 @@ def sts_seeds(sts: dict[str, list[dict]], aggregation: str) -> dict[str, Seeds]:
     per_seed = sts_per_seed(sts)
     if aggregation != "all":
         per_seed = per_seed[per_seed["aggregation"].isin((aggregation, "")) & (per_seed["column"] != "Avg.")]
-        per_seed = per_seed.groupby(["row", "run_id", "profile"], sort=False)["value"].mean().reset_index()
+        per_seed = per_seed.groupby(["row", "run_id", "profile"], sort=False)["reproduced"].mean().reset_index()
     else:
         per_seed = per_seed[per_seed["column"] == "Avg."]
     return {
         m: Seeds(
-            per_seed.loc[per_seed["row"] == m, "value"].tolist(),
+            per_seed.loc[per_seed["row"] == m, "reproduced"].tolist(),
             per_seed.loc[per_seed["row"] == m, "run_id"].tolist(),
             next(iter(per_seed.loc[per_seed["row"] == m, "profile"]), ""),
         )
@@ -139,24 +140,12 @@ def derived_comparison(kind: str, derived_records: dict[str, list[dict]], record
     rows = []
     for method, found in derived_records.items():
         paper, row = ex.METHODS[method]
+        cell = Cell(paper, "comparison", method, row, split="test", metric=metric)
         for d in found:
             traced = trace(derived_sts_record({**d, "result": {"tasks": {}}}, runs[d["run_id"]]))
             average = derived_average(kind, d)
             for column, value in tasks(d) + ([("Avg.", average)] if average is not None else []):
-                rows.append(
-                    {
-                        "paper": paper,
-                        "table": "comparison",
-                        "row": method,
-                        "run": row,
-                        "column": column,
-                        "split": "test",
-                        "aggregation": "",
-                        "metric": metric,
-                        "value": value,
-                        **traced,
-                    }
-                )
+                rows.append(cell.at(column=column).seed(value, traced))
     return aggregate_seeds(pd.DataFrame(rows)) if rows else pd.DataFrame()
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from papers.simcse import NAME
 from papers.simcse.experiments import A1_LEARNING_RATES, TABLE3_DROPOUTS, WHITENING_FITS, a1_batches, a1_run, table3_run
+from sentemb.report.cell import Cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, sts_rows, sts_table, trace
 
@@ -128,23 +129,9 @@ def ablation(records: dict[str, list[dict]], table: str, transfer: dict[str, dic
             value = _measure(record, kind, transfer)
             if value != value:  # NaN: no transfer results for this run (yet)
                 continue
-            rows.append(
-                {
-                    "paper": NAME,
-                    "table": table,
-                    "row": row,
-                    "run": name,
-                    "reported_group": "",
-                    "reported_row": row,
-                    "column": column,
-                    "split": "dev",
-                    "aggregation": "",
-                    "metric": "spearman" if kind == "stsb_dev" else "accuracy",
-                    "value": value,
-                    **_best_steps(record),
-                    **trace(record),
-                }
-            )
+            metric = "spearman" if kind == "stsb_dev" else "accuracy"
+            cell = Cell(NAME, table, row, name, reported_row=row, column=column, split="dev", metric=metric)
+            rows.append(cell.seed(value, trace(record), **_best_steps(record)))
     if not rows:
         return pd.DataFrame()
     cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
@@ -159,17 +146,10 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
     rows = []
     for name, (label, reported) in TABLE5_ROWS.items():
         group, row = reported if reported else ("", "")
-        keys = {
-            "paper": NAME,
-            "table": "Table 5",
-            "row": label,
-            "run": name,
-            "reported_group": group,
-            "reported_row": row,
-        }
+        cell = Cell(NAME, "Table 5", label, name, reported_group=group, reported_row=row)
         for record in records[name]:
             steps = _best_steps(record) if record["training"] else {"best_step": "", "best_is_last": ""}
-            rows += [{**r, **steps} for r in sts_rows(record, keys)]
+            rows += [{**r, **steps} for r in sts_rows(record, cell)]
     cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
     return join(cells, load_reported(NAME, "table5"))
 
@@ -180,24 +160,10 @@ def table3(records: dict[str, list[dict]]) -> pd.DataFrame:
     for p in list(TABLE3_DROPOUTS) + ["fixed 0.1"]:
         name = table3_run(p)
         label = p if p == "fixed 0.1" else f"p={p}"  # the paper's column labels: p=0.0, p=0.01, ...
+        cell = Cell(NAME, "Table 3", label, name, reported_row=label, column="STS-B", split="dev", metric="spearman")
         for record in records[name]:
-            rows.append(
-                {
-                    "paper": NAME,
-                    "table": "Table 3",
-                    "row": label,
-                    "run": name,
-                    "reported_group": "",
-                    "reported_row": label,
-                    "column": "STS-B",
-                    "split": "dev",
-                    "aggregation": "",
-                    "metric": "spearman",
-                    "value": 100 * record["metrics"]["stsb_dev_spearman"],
-                    **_best_steps(record),
-                    **trace(record),
-                }
-            )
+            value = 100 * record["metrics"]["stsb_dev_spearman"]
+            rows.append(cell.seed(value, trace(record), **_best_steps(record)))
     cells = aggregate_seeds(pd.DataFrame(rows), extra=("best_step", "best_is_last"))
     return join(cells, load_reported(NAME, "table3"))
 
@@ -280,17 +246,9 @@ def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
     rows = []
     for name, (label, reported) in E1_ROWS.items():
         group, row = reported if reported else ("", "")
-        keys = {
-            "paper": NAME,
-            "table": "Table E.1",
-            "row": label,
-            "run": name,
-            "reported_group": group,
-            "reported_row": row,
-            "split": "test",
-            "aggregation": "",
-            "metric": "accuracy",
-        }
+        cell = Cell(
+            NAME, "Table E.1", label, name, reported_group=group, reported_row=row, split="test", metric="accuracy"
+        )
         for record in records.get(name, []):
             tasks = transfer_tasks(record, derived_records.get("transfer", {}))
             accuracies = {
@@ -301,7 +259,7 @@ def table_e1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
             if len(accuracies) < len(E1_COLUMNS):
                 continue
             for column, value in {**accuracies, "Avg.": sum(accuracies.values()) / len(accuracies)}.items():
-                rows.append({**keys, "column": column, "value": float(value), **trace(record)})
+                rows.append(cell.at(column=column).seed(float(value), trace(record)))
     if not rows:
         return pd.DataFrame()
     return join(aggregate_seeds(pd.DataFrame(rows)), load_reported(NAME, "tableE1"))
@@ -326,11 +284,11 @@ def table_c1(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFr
     return sts_table(NAME, "Table C.1", rows, load_reported(NAME, "tableC1"), ("all", ""))
 
 
-def _sts_under(record: dict, keys: dict, aggregation: str) -> list[dict]:
+def _sts_under(record: dict, cell: Cell, aggregation: str) -> list[dict]:
     """The 7 STS cells of ``record`` with STS12-16 aggregated by ``aggregation``, and their mean ("Avg.")."""
-    cells = [r for r in sts_rows(record, keys) if r["aggregation"] in (aggregation, "") and r["column"] != "Avg."]
-    average = {**cells[-1], "column": "Avg.", "aggregation": "", "value": sum(r["value"] for r in cells) / len(cells)}
-    return cells + [average]
+    cells = [r for r in sts_rows(record, cell) if r["aggregation"] in (aggregation, "") and r["column"] != "Avg."]
+    mean = sum(r["reproduced"] for r in cells) / len(cells)
+    return cells + [cell.at(column="Avg.", split="test", metric="spearman").seed(mean, trace(record))]
 
 
 def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataFrame:
@@ -351,16 +309,9 @@ def protocols(records: dict[str, list[dict]], derived_records: dict) -> pd.DataF
                 # B.2 reports only SBERT (our backbone) per protocol; B.3 has a row for each of our models' kinds
                 b2_row = B2_ROWS.get(aggregation, "") if key == "backbone_avg" else ""
                 group, row = ("", b2_row) if table == "Table B.2" else (b3_group, b3_row)
-                keys = {
-                    "paper": NAME,
-                    "table": table,
-                    "row": f"{label} ({aggregation})",
-                    "run": name,
-                    "reported_group": group,
-                    "reported_row": row,
-                }
+                cell = Cell(NAME, table, f"{label} ({aggregation})", name, reported_group=group, reported_row=row)
                 per_seed += [
-                    {**r, "protocol": aggregation} for record in recs for r in _sts_under(record, keys, aggregation)
+                    {**r, "protocol": aggregation} for record in recs for r in _sts_under(record, cell, aggregation)
                 ]
     if not per_seed:
         return pd.DataFrame()

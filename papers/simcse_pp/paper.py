@@ -18,7 +18,6 @@ from papers.simcse_pp import tables as paper_tables
 from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper, get_paper
-from sentemb.report.claims_table import from_reproduced
 from sentemb.report.reported import load_reported
 
 N_RANK_BATCH = 64  # §4.2: "a batch of 64 sentences"
@@ -179,11 +178,11 @@ class SimCSEpp(Paper):
         (:data:`tables.CLAIM_ALIASES`)."""
         reproduced = build.tables
         cells = pd.concat(
-            [from_reproduced(reproduced[f"table{n}"]) for n in range(1, 7) if not reproduced[f"table{n}"].empty],
-            ignore_index=True,
+            [reproduced[f"table{n}"] for n in range(1, 7) if not reproduced[f"table{n}"].empty], ignore_index=True
         )
-        aliases = cells[(cells["table"] == "Table 3") & cells["row"].isin(list(paper_tables.CLAIM_ALIASES))].copy()
-        aliases["row"] = aliases["row"].map(paper_tables.CLAIM_ALIASES)
+        table3 = (cells["table"] == "Table 3") & cells["reported_row"].isin(list(paper_tables.CLAIM_ALIASES))
+        aliases = cells[table3].copy()
+        aliases["reported_row"] = aliases["reported_row"].map(paper_tables.CLAIM_ALIASES)
         return pd.concat([cells, aliases], ignore_index=True)
 
     def summary(self, build):

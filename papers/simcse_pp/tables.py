@@ -13,6 +13,7 @@ import pandas as pd
 
 from papers.simcse_pp import NAME
 from papers.simcse_pp.experiments import HEADLINE, TABLE2_PADDING, TABLE5, paper_grid, table5_run
+from sentemb.report.cell import Cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, join, sts_table, trace
 
@@ -151,23 +152,9 @@ def table5(records: dict[str, list[dict]]) -> pd.DataFrame:
         for value in values:
             name = table5_run(group, value)
             label = f"{TABLE5_LABEL[group]}={value:g}"
+            cell = Cell(NAME, "Table 5", label, name, TABLE5_LABEL[group], label, "STS-B", "dev", metric="spearman")
             for record in records.get(name, []):
-                per_seed.append(
-                    {
-                        "paper": NAME,
-                        "table": "Table 5",
-                        "row": label,
-                        "run": name,
-                        "reported_group": TABLE5_LABEL[group],
-                        "reported_row": label,
-                        "column": "STS-B",
-                        "split": "dev",
-                        "aggregation": "",
-                        "metric": "spearman",
-                        "value": 100 * record["metrics"]["stsb_dev_spearman"],
-                        **trace(record),
-                    }
-                )
+                per_seed.append(cell.seed(100 * record["metrics"]["stsb_dev_spearman"], trace(record)))
     if not per_seed:
         return pd.DataFrame()
     return join(aggregate_seeds(pd.DataFrame(per_seed)), load_reported(NAME, "table5"))
@@ -189,23 +176,9 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
                 ("seconds per step", per_step, "seconds"),
                 ("sentences per second", t["rows_per_second"], "sentences/s"),
             ):
-                per_seed.append(
-                    {
-                        "paper": NAME,
-                        "table": "Table 6",
-                        "row": label,
-                        "run": name,
-                        "reported_group": "",
-                        "reported_row": reported_row if column == "Training Time" else "",
-                        "column": column,
-                        "split": "",
-                        "aggregation": "",
-                        "metric": metric,
-                        "value": value,
-                        "precision": record["spec"]["precision"],
-                        **trace(record),
-                    }
-                )
+                row = reported_row if column == "Training Time" else ""
+                cell = Cell(NAME, "Table 6", label, name, reported_row=row, column=column, metric=metric)
+                per_seed.append(cell.seed(value, trace(record), precision=record["spec"]["precision"]))
     cells = aggregate_seeds(pd.DataFrame(per_seed), extra=("precision",))
     return join(cells, load_reported(NAME, "table6"))
 

@@ -15,7 +15,6 @@ from papers.tncse import tables as paper_tables
 from papers.tncse.tables import STAGE1
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper
-from sentemb.report.claims_table import from_reproduced
 
 N_FIGURE5_SENTENCES = 100  # "We first randomly select 100 sentences from Wiki1M"
 FIGURE5_REMOVED = tuple(range(7))  # the last 0..6 LayerNorms
@@ -164,11 +163,7 @@ class TNCSE(Paper):
     def claim_cells(self, build):
         """Table 1's TNCSE row stands for the paper's BERT-base TNCSE row."""
         return pd.concat(
-            [
-                from_reproduced(build.tables[t])
-                for t in ("table1", "table3", "table4", "table5", "table6")
-                if not build.tables[t].empty
-            ],
+            [build.tables[t] for t in ("table1", "table3", "table4", "table5", "table6") if not build.tables[t].empty],
             ignore_index=True,
         )
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from papers.tncse import NAME
 from papers.tncse.experiments import TABLE4, table4_run
+from sentemb.report.cell import Cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, sts_table, trace
 
@@ -59,24 +60,8 @@ def _avg_table(
     (by default the 7-STS average of the record)."""
     per_seed = []
     for name, row, column, reported_row, reported_column, recs in cells:
-        for record in recs:
-            per_seed.append(
-                {
-                    "paper": NAME,
-                    "table": table,
-                    "row": row,
-                    "run": name,
-                    "reported_group": "",
-                    "reported_row": reported_row,
-                    "column": reported_column,
-                    "our_column": column,
-                    "split": "test",
-                    "aggregation": "",
-                    "metric": "spearman",
-                    "value": value(record),
-                    **trace(record),
-                }
-            )
+        cell = Cell(NAME, table, row, name, "", reported_row, reported_column, "test", metric="spearman")
+        per_seed += [cell.seed(value(record), trace(record), our_column=column) for record in recs]
     if not per_seed:
         return pd.DataFrame()
     cells_frame = aggregate_seeds(pd.DataFrame(per_seed), extra=("our_column",))
@@ -148,22 +133,10 @@ def table6(records: dict[str, list[dict]]) -> pd.DataFrame:
         for record in records.get(sickr, []):
             base = by_seed.get(record["spec"]["seed"])
             if base is not None:
-                gains.append(
-                    {
-                        "paper": NAME,
-                        "table": "Table 6",
-                        "row": row,
-                        "run": f"{sickr}-{wiki}",
-                        "reported_group": "",
-                        "reported_row": row,
-                        "column": "+Unlabelled SICKR (gain)",
-                        "split": "test",
-                        "aggregation": "",
-                        "metric": "spearman",
-                        "value": record["metrics"]["summary"]["Avg."] - base["metrics"]["summary"]["Avg."],
-                        **trace(record),
-                    }
-                )
+                column = "+Unlabelled SICKR (gain)"
+                cell = Cell(NAME, "Table 6", row, f"{sickr}-{wiki}", "", row, column, "test", metric="spearman")
+                gain = record["metrics"]["summary"]["Avg."] - base["metrics"]["summary"]["Avg."]
+                gains.append(cell.seed(gain, trace(record)))
     if gains:
         gain = join(aggregate_seeds(pd.DataFrame(gains)), load_reported(NAME, "table6"))
         table = pd.concat([table, gain], ignore_index=True)

@@ -118,8 +118,8 @@ class Paper(ABC):
 
     @abstractmethod
     def claim_cells(self, build: Build) -> pd.DataFrame:
-        """The reproduced cells ``claims.yaml`` refers to (``report.claims_table.from_reproduced`` of
-        ``build.tables``)."""
+        """The reproduced cells ``claims.yaml`` refers to: rows of ``build.tables`` as they are
+        (``sentemb.report.cell``; a reference's row is looked up in ``reported_row``)."""
 
     @abstractmethod
     def summary(self, build: Build) -> str:

@@ -1,7 +1,12 @@
 """The cells a claim compares (``papers/<paper>/claims.yaml``): reading the claims, finding each referenced cell in a
 table (by ``table``, ``row``, ``column`` and the keys that make it unique; a reference matching several rows raises),
 its number or its per-seed values, and the identities that say when two claims read the same runs. The verdicts are
-:mod:`sentemb.report.claims`'."""
+:mod:`sentemb.report.claims`'.
+
+A reference names the paper's cell (its ``group`` and ``row``). It is read in two kinds of table, each under its own
+column names, never renamed: a reproduced table (the result CSVs' cells, :mod:`sentemb.report.cell`), where the
+paper's group and row are ``reported_group`` and ``reported_row`` and the number is ``reproduced``; and the paper's
+own table (``reported/``), where they are ``group``, ``row`` and ``value`` (:data:`COLUMNS`)."""
 
 from __future__ import annotations
 
@@ -55,14 +60,26 @@ def _label(ref: dict) -> str:
     return "'" + " / ".join(str(ref[k]) for k in ("group", "row", "column") if ref.get(k)) + "'"
 
 
+COLUMNS = {  # the kind of table -> where a reference's group and row, and the cell's number, are
+    "reproduced": {"group": "reported_group", "row": "reported_row", "value": "reproduced"},
+    "reported": {"group": "group", "row": "row", "value": "value"},
+}
+
+
+def columns_of(table: pd.DataFrame) -> dict[str, str]:
+    """The column names of ``table``'s kind (:data:`COLUMNS`): a reproduced table has a ``reproduced`` column."""
+    return COLUMNS["reproduced" if "reproduced" in table.columns else "reported"]
+
+
 def _match(table: pd.DataFrame, ref: dict) -> pd.Series | None:
     """The one row matching ``ref``; None when none matches; raises when several do."""
     unknown = set(ref) - set(REF_KEYS)
     if unknown:
         raise ConfigError(f"cell reference {ref} has unknown keys {sorted(unknown)}")
+    names = columns_of(table)
     mask = pd.Series(True, index=table.index)
     for key, wanted in ref.items():
-        mask &= table[key].fillna("").astype(str) == str(wanted)
+        mask &= table[names.get(key, key)].fillna("").astype(str) == str(wanted)
     hits = table[mask]
     if len(hits) > 1:
         raise ConfigError(f"cell reference {ref} matches {len(hits)} rows; add group/split/aggregation/metric")
@@ -72,9 +89,10 @@ def _match(table: pd.DataFrame, ref: dict) -> pd.Series | None:
 def lookup(table: pd.DataFrame, ref: dict) -> float | None:
     """The value of the one row matching ``ref``; None when no row matches or its value is empty."""
     row = _match(table, ref)
-    if row is None or pd.isna(row["value"]):
+    number = columns_of(table)["value"]
+    if row is None or pd.isna(row[number]):
         return None
-    return float(row["value"])
+    return float(row[number])
 
 
 def parse_values(values, value) -> list[float]:
@@ -100,7 +118,7 @@ def lookup_seeds(table: pd.DataFrame, ref: dict) -> list[float] | None:
     row = _match(table, ref)
     if row is None:
         return None
-    values = parse_values(row.get("values"), row["value"])
+    values = parse_values(row.get("values"), row[columns_of(table)["value"]])
     if not values:
         return None
     run_ids = [r for r in _text(row, "run_ids").split(";") if r]

@@ -1,5 +1,5 @@
-"""The claims' verdicts as the archive shows them: the reproduced cells a paper's claims read (from its long tables),
-the ``claims.csv`` columns, and the README's Markdown rows. The verdicts themselves: :mod:`sentemb.report.claims`."""
+"""The claims' verdicts as the archive shows them: the ``claims.csv`` columns and the README's Markdown rows. The
+verdicts themselves: :mod:`sentemb.report.claims`."""
 
 from __future__ import annotations
 
@@ -7,19 +7,6 @@ import pandas as pd
 
 from sentemb.report.claim_tests import _fmt_p
 from sentemb.report.markdown import markdown_table
-
-
-def from_reproduced(reproduced: pd.DataFrame) -> pd.DataFrame:
-    """A reproduced table (``report.reproduced.join``) in the reported keys, so claims can be evaluated on it.
-
-    ``reproduced`` (the mean over seeds) becomes ``value``; every other column is kept, so a ``values``
-    column (per-seed values joined by ";") makes :func:`evaluate` test the claims over seeds."""
-    out = reproduced.rename(columns={"reproduced": "value"}).copy()
-    out["row"] = out["reported_row"]
-    out["group"] = out["reported_group"]
-    if "metric" not in out:
-        out["metric"] = ""
-    return out[out["row"].fillna("") != ""]
 
 
 def for_csv(verdicts: pd.DataFrame) -> pd.DataFrame:

@@ -3,8 +3,9 @@
 Every reproduced row carries what is needed to trace it: the run id (``results/runs/<profile>/<id>.json``
 holds the spec, the data sha256 and the whole provenance), the profile, the backbone actually used,
 the seed, the commit and the run's wall time. :func:`aggregate_seeds` turns one row per seed into one row per
-cell with ``value`` = the mean over seeds, ``std`` (sample standard deviation, ddof = 1; empty for one seed),
-``n``, and, aligned with each other, every seed's ``values``, ``seeds`` and ``run_ids`` (";"-joined).
+cell (:mod:`sentemb.report.cell`) with ``reproduced`` = the mean over seeds, ``std`` (sample standard deviation,
+ddof = 1; empty for one seed), ``n``, and, aligned with each other, every seed's ``values``, ``seeds`` and ``run_ids``
+(";"-joined).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import json
 import statistics
 
 import pandas as pd
+
+from sentemb.report.cell import CELL_KEYS, Cell
 
 TRACE_COLUMNS = [
     "profile",
@@ -70,61 +73,24 @@ STS_COLUMNS = {
 }
 
 
-def sts_rows(record: dict, keys: dict) -> list[dict]:
-    """Spearman x 100 per STS task: "all" (headline) plus "mean" and "wmean" for STS12-16, and Avg."""
+def sts_rows(record: dict, cell: Cell) -> list[dict]:
+    """One seed's rows of ``cell`` (a model's row), one per STS task: Spearman x 100 under "all" (the headline) plus
+    "mean" and "wmean" for STS12-16, and their Avg. over the headline numbers."""
     tasks = record["metrics"]["tasks"]
+    found = trace(record)
     out = []
     for task, column in STS_COLUMNS.items():
         result = tasks[task]
+        task_cell = cell.at(column=column, split="test", metric="spearman")
         if "aggregate" in result:
             for aggregation in ("all", "mean", "wmean"):
-                out.append(
-                    {
-                        **keys,
-                        "column": column,
-                        "split": "test",
-                        "aggregation": aggregation,
-                        "metric": "spearman",
-                        "value": 100 * result["aggregate"]["spearman"][aggregation],
-                    }
-                )
+                value = 100 * result["aggregate"]["spearman"][aggregation]
+                out.append(task_cell.at(aggregation=aggregation).seed(value, found))
         else:
-            out.append(
-                {
-                    **keys,
-                    "column": column,
-                    "split": "test",
-                    "aggregation": "",
-                    "metric": "spearman",
-                    "value": 100 * result["splits"]["test"]["spearman"],
-                }
-            )
-    headline = [r["value"] for r in out if r["aggregation"] in ("all", "")]
-    out.append(
-        {
-            **keys,
-            "column": "Avg.",
-            "split": "test",
-            "aggregation": "",
-            "metric": "spearman",
-            "value": sum(headline) / len(headline),
-        }
-    )
-    return [{**r, **trace(record)} for r in out]
-
-
-CELL_KEYS = [
-    "paper",
-    "table",
-    "row",
-    "run",
-    "reported_group",
-    "reported_row",
-    "column",
-    "split",
-    "aggregation",
-    "metric",
-]
+            out.append(task_cell.at(aggregation="").seed(100 * result["splits"]["test"]["spearman"], found))
+    headline = [r["reproduced"] for r in out if r["aggregation"] in ("all", "")]
+    average = cell.at(column="Avg.", split="test", aggregation="", metric="spearman")
+    return out + [average.seed(sum(headline) / len(headline), found)]
 
 
 def _joined(values) -> str:
@@ -132,17 +98,18 @@ def _joined(values) -> str:
 
 
 def aggregate_seeds(per_seed: pd.DataFrame, extra: tuple[str, ...] = ()) -> pd.DataFrame:
-    """One row per cell (``CELL_KEYS``): mean, std, n and the per-seed values/seeds/run ids of its seeds.
+    """One row per cell (:class:`~sentemb.report.cell.Cell`'s keys, ``CELL_KEYS``) from its seeds' rows
+    (:meth:`Cell.seed`): ``reproduced`` the mean, std, n and the per-seed values/seeds/run ids of its seeds.
 
     ``extra`` columns of the per-seed rows (e.g. ``best_step``) are kept ";"-joined in seed order."""
     keys = [k for k in CELL_KEYS if k in per_seed.columns]
     rows = []
     for cell, group in per_seed.sort_values("seed", kind="stable").groupby(keys, sort=False, dropna=False):
-        values = group["value"].astype(float).tolist()
+        values = group["reproduced"].astype(float).tolist()
         n = len(values)
         row = dict(zip(keys, cell))
         row.update(
-            value=statistics.fmean(values),
+            reproduced=statistics.fmean(values),
             std=statistics.stdev(values) if n > 1 else float("nan"),
             n=n,
             values=_joined(f"{v:.4f}" for v in values),
@@ -170,17 +137,18 @@ def mean_std(row) -> str:
 
 
 def join(reproduced: pd.DataFrame, reported: pd.DataFrame) -> pd.DataFrame:
-    """Reproduced rows next to the reported value of the same (table, reported group/row, column,
-    split, aggregation); ``delta`` = reproduced - reported. Rows without a reported counterpart keep
-    an empty ``reported``."""
+    """Reproduced cells next to the paper's number of the same (table, reported group/row, column, split, aggregation),
+    as ``reported`` (and the paper's backbone, ``reported_backbone``); ``delta`` = reproduced - reported. Cells without
+    a reported counterpart keep an empty ``reported``. The paper's table (``reported/``, in its own columns: group,
+    row, value) is read into the cells' names here, the one place where the two meet."""
     keys = ["table", "reported_group", "reported_row", "column", "split", "aggregation"]
     right = reported.rename(
         columns={"group": "reported_group", "row": "reported_row", "value": "reported", "backbone": "reported_backbone"}
     )
     right = right[keys + ["reported", "reported_backbone"]]
     merged = reproduced.merge(right, on=keys, how="left")
-    merged["delta"] = merged["value"] - merged["reported"]
-    return merged.rename(columns={"value": "reproduced"})
+    merged["delta"] = merged["reproduced"] - merged["reported"]
+    return merged
 
 
 def derived_sts_record(derived: dict, run: dict) -> dict:
@@ -216,16 +184,9 @@ def sts_table(
     (e.g. to a paper's column names). Empty when no row has a record."""
     per_seed = []
     for name, label, group, reported_row, records in rows:
-        keys = {
-            "paper": paper,
-            "table": table,
-            "row": label,
-            "run": name,
-            "reported_group": group,
-            "reported_row": reported_row,
-        }
+        cell = Cell(paper, table, label, name, reported_group=group, reported_row=reported_row)
         for record in records:
-            cells = sts_rows(record, keys)
+            cells = sts_rows(record, cell)
             if aggregations is not None:
                 cells = [r for r in cells if r["aggregation"] in aggregations]
             per_seed += relabel(cells) if relabel else cells
