@@ -23,6 +23,7 @@ from papers.noncontrastive import NAME
 from papers.noncontrastive import experiments as ex
 from sentemb.data.mteb_mirror import MIRROR_TASKS
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
+from sentemb.models.backbone import RAW_BERT
 from sentemb.report.cell import Cell
 from sentemb.report.reported import load_reported
 from sentemb.report.reproduced import aggregate_seeds, join, trace
@@ -147,7 +148,7 @@ def table1_trials(records: dict[str, list[dict]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-BACKBONE_GROUP = {"raw": "raw BERT"}  # by profile name: Table 1's group names the backbone that stands for BERT
+BACKBONE_GROUP = {RAW_BERT: "raw BERT"}  # by the trials' backbone: Table 1's group names the one standing for BERT
 
 
 def table1(trials: pd.DataFrame) -> pd.DataFrame:
@@ -162,7 +163,7 @@ def table1(trials: pd.DataFrame) -> pd.DataFrame:
                     "paper": NAME,
                     "table": "Table 1",
                     "row": stat,
-                    "group": f"{method} / {BACKBONE_GROUP.get(group['profile'].iloc[0], 'MiniLM')}",
+                    "group": f"{method} / {BACKBONE_GROUP.get(group['backbone_used'].iloc[0], 'MiniLM')}",
                     "reported_group": f"{method} / BERT",
                     "reported_row": stat,
                     "column": cell,
