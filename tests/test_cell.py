@@ -80,3 +80,15 @@ def test_no_module_renames_a_cells_columns():
                         if keys & {"value", "reproduced", "row", "group"}:
                             offenders.append(f"{path.relative_to(settings.REPO_ROOT)}:{node.lineno}")
     assert [o.split(":")[0] for o in offenders] == ["shared/sentemb/report/reproduced.py"], offenders  # join only
+
+
+def test_a_builds_cells_are_its_named_tables_that_have_rows_and_no_rows_under_the_keys_when_none_has():
+    from sentemb.paper import Build
+
+    build = Build("simcse", "smoke")
+    one = pd.DataFrame([Cell("p", "T", "a", "x").seed(1.0, _trace(1))])
+    two = pd.DataFrame([Cell("p", "T", "b", "y").seed(2.0, _trace(2))])
+    build.tables = {"one": one, "empty": pd.DataFrame(), "two": two}
+    assert build.cells("two", "missing", "empty", "one")["row"].tolist() == ["b", "a"]
+    none = build.cells("empty", "missing")
+    assert none.empty and list(none.columns) == [*CELL_KEYS, "reproduced", "values"]

@@ -19,7 +19,6 @@ from papers.noncontrastive import tables as paper_tables
 from papers.noncontrastive.summary import markdown_summary
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.paper import Paper, get_paper
-from sentemb.report.cell import CELL_KEYS
 from sentemb.runs import store
 
 OFFLINE = {category: len(tasks) for category, tasks in paper_tables.OFFLINE_TASKS.items() if tasks}
@@ -137,10 +136,7 @@ class NonContrastive(Paper):
 
     def claim_cells(self, build):
         """Tables 1 and 6's reproduced cells, the MiniLM rows standing for the BERT and the RoBERTa blocks alike."""
-        tables = build.tables
-        parts = [tables[t] for t in ("table1", "table6") if not tables[t].empty]
-        columns = [*CELL_KEYS, "reproduced", "values"]
-        reproduced = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+        reproduced = build.cells("table1", "table6")
         copies = []
         for group in CLAIM_GROUPS:
             t6 = reproduced[reproduced["table"] == "Table 6"].copy()

@@ -162,8 +162,7 @@ class SimCSE(Paper):
 
     def claim_cells(self, build):
         stems = ["table5", "table3", *[paper_tables.csv_stem(t) for t in paper_tables.ABLATIONS], "tablee1"]
-        tables = build.tables
-        return pd.concat([tables[stem] for stem in stems if stem in tables], ignore_index=True)
+        return build.cells(*stems)
 
     def summary(self, build):
         return summary.markdown_summary(build.tables)

@@ -176,10 +176,7 @@ class SimCSEpp(Paper):
     def claim_cells(self, build):
         """Tables 1-6, with Table 3's SBERT-base rows also under the BERT-base names the claims use
         (:data:`tables.CLAIM_ALIASES`)."""
-        reproduced = build.tables
-        cells = pd.concat(
-            [reproduced[f"table{n}"] for n in range(1, 7) if not reproduced[f"table{n}"].empty], ignore_index=True
-        )
+        cells = build.cells(*(f"table{n}" for n in range(1, 7)))
         table3 = (cells["table"] == "Table 3") & cells["reported_row"].isin(list(paper_tables.CLAIM_ALIASES))
         aliases = cells[table3].copy()
         aliases["reported_row"] = aliases["reported_row"].map(paper_tables.CLAIM_ALIASES)

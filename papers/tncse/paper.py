@@ -8,7 +8,6 @@ same runs, and Figure 5's LayerNorm removal is a derived record of the seed-42 s
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from papers.tncse import NAME, experiments, figures, summary
 from papers.tncse import tables as paper_tables
@@ -162,10 +161,7 @@ class TNCSE(Paper):
 
     def claim_cells(self, build):
         """Table 1's TNCSE row stands for the paper's BERT-base TNCSE row."""
-        return pd.concat(
-            [build.tables[t] for t in ("table1", "table3", "table4", "table5", "table6") if not build.tables[t].empty],
-            ignore_index=True,
-        )
+        return build.cells("table1", "table3", "table4", "table5", "table6")
 
     def summary(self, build):
         return summary.markdown_summary(build.tables)

@@ -77,6 +77,18 @@ class Build:
     def figures_dir(self) -> Path:
         return settings.paper_output_dirs(self.paper, self.profile.name)[1]
 
+    def cells(self, *stems: str) -> pd.DataFrame:
+        """The rows of the tables ``stems`` that exist and have rows, as one frame of cells (what a paper's
+        ``claim_cells`` hands the claims, :mod:`sentemb.report.cell`); no rows, under the cells' keys, when none has."""
+        from sentemb.report.cell import CELL_KEYS
+
+        frames = [self.tables[stem] for stem in stems if stem in self.tables and not self.tables[stem].empty]
+        return (
+            pd.concat(frames, ignore_index=True)
+            if frames
+            else pd.DataFrame(columns=[*CELL_KEYS, "reproduced", "values"])
+        )
+
     def pngs(self, *stems: str) -> list[Path]:
         """The PNG files among ``figures`` (those named ``stems`` when given), in the order they were drawn."""
         return [path for path in self.figures if path.suffix == ".png" and (not stems or path.stem in stems)]
