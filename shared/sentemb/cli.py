@@ -12,6 +12,7 @@ summary    run_all.sh's closing table (runs trained, loaded, not run; wall time 
 export     a recorded run's model as a sentence-transformers directory, with a model card from its record
 reported   numbers a paper prints in more than one table, and whether its copies agree
 pretrain   MLM-pretrain a small BERT from the mirror's training text (a safetensors checkpoint and a JSON record)
+pretrain-vocab  train a WordPiece vocabulary on the pretraining text, to commit
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ from dataclasses import dataclass
 from sentemb.commands.arguments import profile_argument
 from sentemb.commands.data import add_data_arguments, cmd_data
 from sentemb.commands.evaluate import add_evaluate_arguments, cmd_evaluate
-from sentemb.commands.pretrain import add_pretrain_arguments, cmd_pretrain
+from sentemb.commands.pretrain import (
+    add_pretrain_arguments,
+    add_pretrain_vocab_arguments,
+    cmd_pretrain,
+    cmd_pretrain_vocab,
+)
 from sentemb.commands.records import (
     add_export_arguments,
     add_reported_arguments,
@@ -168,6 +174,16 @@ COMMANDS = (
         "benchmarks/gpu_pretrain.py or on CPUs by this command, continued across sessions (docs/raw-backbone.md); its"
         " model card has the exact command, and python -m sentemb.pretrain_check tests a run's checkpoint with "
         "SimCSE's STS-B dev curves.",
+    ),
+    Command(
+        "pretrain-vocab",
+        "train a WordPiece vocabulary on the pretraining text (to commit)",
+        cmd_pretrain_vocab,
+        add_pretrain_vocab_arguments,
+        "WordPiece of --size tokens (tokenizers' trainer, BERT's uncased normaliser and pre-tokeniser) on the "
+        "pretraining text alone, less every unit sharing a 13-word run with WikiText-2 valid or test, written to "
+        "shared/sentemb/pretrain/vocabularies/wordpiece-<size>.json. Commit it: the trainer is not the same in every "
+        "process, so the committed file is the vocabulary, and a different one under an existing name is refused.",
     ),
 )
 

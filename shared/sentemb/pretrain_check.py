@@ -30,7 +30,7 @@ CURVE_ROWS = "unsup_curve_lr_x{m:g}"
 
 def checkpoint_dir(run_dir: Path, out: Path) -> tuple[Path, int, float]:
     """The run's current weights as a backbone directory under ``out``; (directory, step, held-out loss there)."""
-    from sentemb.models.backbone import load_tokenizer
+    from sentemb.pretrain import vocabulary
     from sentemb.pretrain.configs import PretrainConfig
     from sentemb.pretrain.model import build_model
     from sentemb.pretrain.run import save_checkpoint
@@ -48,7 +48,7 @@ def checkpoint_dir(run_dir: Path, out: Path) -> tuple[Path, int, float]:
         raise SentembError(f"{run_dir} holds no pretraining run (no state.pt, no record.json)")
     directory = out / f"checkpoint-{step}"
     if not (directory / "model.safetensors").is_file():
-        tokenizer = load_tokenizer("all-MiniLM-L6-v2")
+        tokenizer = vocabulary.load(config.vocab)
         model = build_model(config.size, len(tokenizer), config.seed)
         save_checkpoint(model, weights, config.seed, directory)
         tokenizer.save_pretrained(directory)

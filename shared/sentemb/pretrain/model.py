@@ -2,9 +2,9 @@
 
 Model: ``transformers.BertForMaskedLM`` from a :data:`~sentemb.pretrain.configs.SIZES` entry (BERT's vocabulary,
 GELU, 512 positions; the decoder tied to the word embeddings, as BERT's), initialised from a seed.
-Masking: ``DataCollatorForLanguageModeling`` (15 %; 80 % [MASK], 10 % random, 10 % unchanged; [CLS], [SEP],
-[PAD] and [UNK] never chosen), its generator seeded by (seed, step), so a batch's masks are a function of the
-step: the same in a fresh process and in a resumed run.
+Masking: ``DataCollatorForLanguageModeling`` (15 %, or the run's ``mask_rate``; 80 % [MASK], 10 % random, 10 %
+unchanged; [CLS], [SEP], [PAD] and [UNK] never chosen), its generator seeded by (seed, step), so a batch's masks are
+a function of the step: the same in a fresh process and in a resumed run.
 Loss: the encoder on every position (under the caller's autocast), the MLM head (``model.cls``) on the masked
 positions only (15 % of the vocabulary projection) and in fp32 with autocast off, then cross-entropy; equal to
 ``BertForMaskedLM``'s own loss with labels -100 elsewhere.
@@ -22,9 +22,13 @@ import transformers
 from sentemb.pretrain.configs import DROPOUT, MAX_POSITIONS, MLM_PROBABILITY, SIZES
 
 
-def bert_config(size: str, vocab_size: int, dropout: float = DROPOUT) -> transformers.BertConfig:
+def bert_config(
+    size: str, vocab_size: int, dropout: float = DROPOUT, attention: str = "sdpa"
+) -> transformers.BertConfig:
+    """``attention``: transformers' implementation while pretraining (not saved with the config: fine-tuning picks its
+    own); ``eager`` is the same maths and faster on a CPU when no sequence is padded, as packed ones never are."""
     s = SIZES[size]
-    return transformers.BertConfig(
+    config = transformers.BertConfig(
         vocab_size=vocab_size,
         hidden_size=s.hidden,
         num_hidden_layers=s.layers,
@@ -34,14 +38,18 @@ def bert_config(size: str, vocab_size: int, dropout: float = DROPOUT) -> transfo
         hidden_dropout_prob=dropout,
         attention_probs_dropout_prob=dropout,
     )
+    config._attn_implementation = attention
+    return config
 
 
-def build_model(size: str, vocab_size: int, seed: int, dropout: float = DROPOUT) -> transformers.BertForMaskedLM:
+def build_model(
+    size: str, vocab_size: int, seed: int, dropout: float = DROPOUT, attention: str = "sdpa"
+) -> transformers.BertForMaskedLM:
     """A freshly initialised model (``dropout`` in its hidden and attention layers); the global torch random state
     is left as it was."""
     state = torch.random.get_rng_state()
     torch.manual_seed(seed)
-    model = transformers.BertForMaskedLM(bert_config(size, vocab_size, dropout))
+    model = transformers.BertForMaskedLM(bert_config(size, vocab_size, dropout, attention))
     torch.random.set_rng_state(state)
     return model
 
@@ -54,8 +62,9 @@ def size_of(size: str, vocab_size: int = 30522) -> dict:
     return {"parameters": n, "bf16_mb": round(2 * n / 1e6, 1)}
 
 
-def collator(tokenizer) -> transformers.DataCollatorForLanguageModeling:
-    return transformers.DataCollatorForLanguageModeling(tokenizer, mlm=True, mlm_probability=MLM_PROBABILITY)
+def collator(tokenizer, rate: float = MLM_PROBABILITY) -> transformers.DataCollatorForLanguageModeling:
+    """Masks ``rate`` of the tokens (80 % [MASK], 10 % random, 10 % unchanged)."""
+    return transformers.DataCollatorForLanguageModeling(tokenizer, mlm=True, mlm_probability=rate)
 
 
 def mask(collate: transformers.DataCollatorForLanguageModeling, input_ids: torch.Tensor, seed: int, step: int):

@@ -73,6 +73,41 @@ def _curve_rows(record: dict) -> list[str]:
     return rows
 
 
+def _vocabulary_line(config: dict, tokenizer: dict) -> str:
+    vocab = config.get("vocab", "bert-uncased")
+    if vocab == "bert-uncased":
+        return (
+            "- Vocabulary: all-MiniLM-L6-v2's uncased BERT WordPiece (sha256 of the vocabulary "
+            f"`{tokenizer['vocabulary_sha256']}`)."
+        )
+    return (
+        f"- Vocabulary: `{vocab}`, {tokenizer['size']:,} WordPiece tokens trained by the `tokenizers` library on the "
+        "pretraining text below alone (BERT's uncased normaliser and pre-tokeniser; "
+        "`python -m sentemb pretrain-vocab`, the file committed as `shared/sentemb/pretrain/vocabularies/"
+        f"{vocab}.json`, sha256 `{tokenizer['file_sha256']}`); `tokenizer.json` here is that vocabulary."
+    )
+
+
+def _schedule_words(config: dict, record: dict) -> str:
+    if config.get("schedule", "linear") == "linear":
+        return f"{config['warmup']} warm-up steps then linear decay to 0"
+    schedule = record["schedule"]
+    return (
+        f"{config['warmup']} warm-up steps, constant to step {schedule['decay_start']:,}, then linear decay to 0 at "
+        f"step {schedule['total']:,}"
+    )
+
+
+def _branch_line(record: dict) -> list[str]:
+    branched = record.get("branched_from")
+    if not branched:
+        return []
+    return [
+        f"- A milestone: steps 1 to {branched['step']:,} are those of the long run `{branched['run_id']}` (the same "
+        "settings, a longer budget); this run decayed a copy of its state from there."
+    ]
+
+
 def model_card(name: str, record: dict) -> str:
     """The model card: every number from the pretraining record."""
     config, model, prov = record["config"], record["model"], record["provenance"]
@@ -99,8 +134,7 @@ def model_card(name: str, record: dict) -> str:
             f"heads, {bert['intermediate_size']} intermediate, {bert['max_position_embeddings']} positions; "
             f"{model['parameters']:,} parameters, weights in bf16 ({model['bf16_mb']} MB), `model.safetensors` "
             f"sha256 `{record['weights_sha256']}`.",
-            f"- Vocabulary: all-MiniLM-L6-v2's uncased BERT WordPiece (sha256 of the vocabulary "
-            f"`{record['tokenizer']['vocabulary_sha256']}`).",
+            _vocabulary_line(config, record["tokenizer"]),
             "- Heads: the MLM head (`cls.predictions`, decoder tied to the word embeddings) is the trained one. The "
             "pooler (`bert.pooler`) is not trained (no next-sentence prediction): it is BERT's initialisation drawn "
             f"from seed {config['seed']}.",
@@ -109,9 +143,11 @@ def model_card(name: str, record: dict) -> str:
             f"- {record['steps']:,} steps of {config['batch_size']} sequences of {config['max_len']} tokens: "
             f"{record['tokens_seen']:,} tokens, {record['epochs']:.1f} passes over {counts['train_tokens']:,} "
             "training tokens.",
-            f"- AdamW, peak learning rate {config['lr']:g}, {config['warmup']} warm-up steps then linear decay to 0, "
-            f"weight decay {config['weight_decay']:g}, gradient clipping at 1, seed {config['seed']}; 15 % masking "
-            "(80/10/10), loss on the masked positions only.",
+            f"- AdamW (beta2 {config.get('adam_beta2', 0.999):g}), peak learning rate {config['lr']:g}, "
+            f"{_schedule_words(config, record)}, weight decay {config['weight_decay']:g}, gradient clipping at 1, "
+            f"seed {config['seed']}; {config.get('mask_rate', 0.15) * 100:g} % masking (80/10/10), loss on the "
+            f"masked positions only; dropout {config['dropout']:g} while pretraining.",
+            *_branch_line(record),
             f"- Kept weights: step {record['kept']['step']:,}, {record['kept']['rule']} "
             f"({record['kept']['heldout_loss']:.3f} nats a masked token).",
             f"- Hardware: {prov['device']}; wall time {record['wall_seconds'] / 60:.1f} min; torch "

@@ -13,6 +13,12 @@ small and seen many times: this is early stopping on text no paper evaluates on)
 weights in bf16 safetensors, with :func:`~sentemb.pretrain.model.seeded_pooler`; config, with BERT's dropout whatever
 pretraining used; tokenizer) and ``record.json`` (settings, text and sha256, counts, curves, the kept step, device,
 versions, commit, wall time, the command), written last: a directory with a record is finished and never overwritten.
+
+Across machines: ``carry`` (a folder in the repository, :mod:`sentemb.pretrain.carry`) receives the state whenever the
+run stops before its end (``stop_after``, or the wall-clock ``deadline``, checked after every step: a run told to stop
+at 06:50 saves and returns then, leaving time to commit), and a run whose cache has no ``state.pt`` continues from it.
+``branch_from`` starts a run from another run's state (a milestone: a wsd run decayed from a longer run's step S,
+:meth:`~sentemb.pretrain.configs.PretrainConfig.same_run_until`). The schedule: :mod:`sentemb.pretrain.schedule`.
 """
 
 from __future__ import annotations
@@ -33,9 +39,12 @@ from sentemb.atomic import atomic_write, atomic_write_text
 from sentemb.data.files import sha256_of
 from sentemb.errors import SentembError
 from sentemb.models.backbone import MINILM, load_tokenizer
+from sentemb.pretrain import carry as carried
+from sentemb.pretrain import vocabulary
 from sentemb.pretrain.configs import DROPOUT, PretrainConfig
 from sentemb.pretrain.corpus import HELDOUT, TRAINING_FILES, Corpus, load_corpus
 from sentemb.pretrain.model import build_model, collator, mask, masked_lm_loss, seeded_pooler, size_of
+from sentemb.pretrain.schedule import Schedule
 from sentemb.progress import progress
 from sentemb.runs import provenance
 from sentemb.train.loop import Optimization
@@ -53,27 +62,41 @@ def vocabulary_sha256(tokenizer) -> str:
     return hashlib.sha256(json.dumps(sorted(tokenizer.get_vocab().items())).encode()).hexdigest()
 
 
-def optimization_for(model: transformers.BertForMaskedLM, config: PretrainConfig, device: torch.device) -> Optimization:
-    """AdamW (weight decay on the matrices only), transformers' linear warm-up and decay, clipping at 1, and the
+def optimization_for(
+    model: transformers.BertForMaskedLM, config: PretrainConfig, device: torch.device, schedule: Schedule | None = None
+) -> Optimization:
+    """AdamW (weight decay on the matrices only; torch's fused kernel with ``fused_adamw``; betas (0.9,
+    ``adam_beta2``)), the ``schedule``'s factor of the peak rate (default: the config's), clipping at 1, and the
     settings' precision on ``device``, as the training loop's :class:`Optimization`."""
     amp.check(config.precision, device)
+    schedule = schedule or Schedule(config)
     no_decay = [p for n, p in model.named_parameters() if n.endswith("bias") or "LayerNorm" in n]
     decay = [p for n, p in model.named_parameters() if not (n.endswith("bias") or "LayerNorm" in n)]
+    fused = {"fused": True} if config.fused_adamw else {}
     optimizer = torch.optim.AdamW(
         [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=config.lr,
+        betas=(0.9, config.adam_beta2),
+        **fused,
     )
-    scheduler = transformers.get_linear_schedule_with_warmup(optimizer, config.warmup, config.steps)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: schedule(step))
     scaler = amp.grad_scaler(config.precision, device)
     return Optimization(list(model.parameters()), optimizer, scheduler, scaler, config.precision, device, GRAD_CLIP)
 
 
 class HeldOut:
-    """The held-out MLM loss (nats a masked token) of WikiText-2 valid's first sequences, masked once for every run."""
+    """The held-out MLM loss (nats a masked token) of WikiText-2 valid's first sequences, masked once for every run
+    at BERT's 15 % whatever the training rate (``collate``), and :attr:`unigram_loss`: what a model that ignores
+    context scores on the same masked tokens, each predicted by its frequency in the training text (add-one
+    smoothed). Losses of different vocabularies compare only through that floor (their tokens differ)."""
 
     def __init__(self, corpus: Corpus, collate, config: PretrainConfig, device: torch.device) -> None:
         self.inputs, self.labels = mask(collate, corpus.heldout[: config.heldout_sequences], HELDOUT_MASK_SEED, 0)
         self.batch_size, self.precision, self.device = config.batch_size, config.precision, device
+        vocab_size = len(collate.tokenizer)
+        counts = torch.bincount(corpus.train.reshape(-1).long(), minlength=vocab_size).double() + 1.0
+        log_p = counts.log() - counts.sum().log()
+        self.unigram_loss = float(-log_p[self.labels[self.labels != -100]].mean())
 
     def loss(self, model: transformers.BertForMaskedLM) -> float:
         model.eval()
@@ -108,9 +131,15 @@ class PretrainState:
 
     @classmethod
     def load(
-        cls, path: Path, config: PretrainConfig, model: transformers.BertForMaskedLM, optimization: Optimization
+        cls,
+        path: Path,
+        config: PretrainConfig,
+        model: transformers.BertForMaskedLM,
+        optimization: Optimization,
+        schedule: Schedule,
     ) -> PretrainState | None:
-        """The state saved at ``path`` with the model, optimizer and random states restored; None when none is."""
+        """The state saved at ``path`` with the model, optimizer, schedule and random states restored; None when
+        none is."""
         if not path.is_file():
             return None
         saved = torch.load(path, weights_only=False, map_location="cpu")
@@ -119,8 +148,18 @@ class PretrainState:
         model.load_state_dict(saved["model"])
         optimization.load_state_dict(saved)
         set_rng_state(saved["rng"], optimization.device)
+        if "schedule" in saved:  # a state saved before the schedule had one: linear, nothing to restore
+            schedule.load(saved["schedule"])
         processes = saved.get("processes", [])  # a state saved before processes were kept: unknown
         return cls(saved["step"], saved["curves"], saved["best"], saved["window"], saved["elapsed_s"], processes)
+
+    @classmethod
+    def carried(
+        cls, directory: Path, config_dict: dict, model, optimization: Optimization, schedule: Schedule
+    ) -> PretrainState:
+        """The state carried in ``directory`` (:mod:`sentemb.pretrain.carry`), restored into the model and optimizer."""
+        meta = carried.load(directory, config_dict, model, optimization, schedule)
+        return cls(meta["step"], meta["curves"], meta["best"], meta["window"], meta["elapsed_s"], meta["processes"])
 
     def seconds(self, started: float) -> float:
         return self.elapsed_s + time.perf_counter() - started
@@ -141,6 +180,7 @@ class PretrainState:
         model: transformers.BertForMaskedLM,
         optimization: Optimization,
         started: float,
+        schedule: Schedule,
     ) -> None:
         saved = {
             "config": config.as_dict(),
@@ -153,6 +193,7 @@ class PretrainState:
             "window": [float(w) for w in self.window],
             "elapsed_s": self.seconds(started),
             "processes": self.processes,
+            "schedule": schedule.state(),
         }
         atomic_write(path, lambda tmp: torch.save(saved, tmp))
 
@@ -188,10 +229,17 @@ def pretrain(
     device: torch.device | None = None,
     stop_after: int | None = None,
     tokenizer_source: str = MINILM,
+    deadline: float | None = None,
+    carry: Path | None = None,
+    carry_mode: str = "exact",
+    branch_from: Path | None = None,
 ) -> dict | None:
-    """Train (or continue) the run ``config`` in ``out``; its record, or None when ``stop_after`` (a step) stopped it
-    there as if interrupted, leaving ``state.pt``. ``tokenizer_source``: a backbone name or model directory whose
-    tokenizer is used (its vocabulary's sha256 is recorded; the run id does not depend on where it was read)."""
+    """Train (or continue) the run ``config`` in ``out``; its record, or None when it stopped before its end as if
+    interrupted, leaving ``state.pt`` (and the carried state when ``carry`` is given): at step ``stop_after``, or at
+    the first step ending after ``deadline`` (a ``time.time()``). ``tokenizer_source``: with MiniLM's vocabulary, a
+    backbone name or model directory whose tokenizer is used (its vocabulary's sha256 is recorded; the run id does
+    not depend on where it was read). ``branch_from``: a run folder or carry folder whose state this run starts from
+    (a milestone; the settings must agree up to this run's decay)."""
     directory = output_dir(config, out)
     if (directory / "record.json").exists():
         raise SentembError(
@@ -199,29 +247,56 @@ def pretrain(
             "  Fix: choose another --out, or delete that directory first."
         )
     device = device or torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    tokenizer = load_tokenizer(tokenizer_source)
+    if config.vocab == vocabulary.MINILM_VOCAB:
+        tokenizer = load_tokenizer(tokenizer_source)
+    else:
+        tokenizer, tokenizer_source = vocabulary.load(config.vocab), f"vocabulary {config.vocab}"
     corpus = load_corpus(tokenizer, config.max_len)
     setup = Setup(config, directory, out, device, tokenizer, tokenizer_source, corpus)
-    model = build_model(config.size, len(tokenizer), config.seed, config.dropout).to(device)
-    optimization = optimization_for(model, config, device)
-    collate = collator(tokenizer)
+    model = build_model(config.size, len(tokenizer), config.seed, config.dropout, config.attention).to(device)
+    schedule = Schedule(config)
+    optimization = optimization_for(model, config, device, schedule)
+    collate = collator(tokenizer, config.mask_rate)
     order = EpochOrder(len(corpus.train), config.batch_size, config.seed)
-    heldout = HeldOut(corpus, collate, config, device)
+    heldout = HeldOut(corpus, collator(tokenizer), config, device)
 
     state_file = directory / "state.pt"
-    state = PretrainState.load(state_file, config, model, optimization)
+    state = PretrainState.load(state_file, config, model, optimization, schedule)
+    branched, resumed = None, "state.pt" if state is not None else "start"
+    if state is not None and carried.exists(carry) and carried.step_of(carry) > state.step:
+        print(f"[pretrain] the carried state in {carry} is further on than {state_file}: continuing from it")
+        state = None  # another machine took the run further: its carried state wins over this cache's
+    if state is None and carried.exists(carry):
+        state = PretrainState.carried(carry, config.as_dict(), model, optimization, schedule)
+        resumed = f"carried state ({carried.mode_of(carry)})"
+        print(f"[pretrain] resuming from the carried state in {carry} at step {state.step} of {config.steps}")
+    elif state is None and branch_from is not None:
+        state, branched = branch(branch_from, config, model, optimization, schedule)
+        resumed = f"branch of {branched['run_id']}"
+        print(f"[pretrain] starting from {branch_from}'s state at step {state.step}, decaying to step {config.steps}")
+    elif state is not None:
+        print(f"[pretrain] resuming {directory} at step {state.step} of {config.steps}")
     if state is None:
         torch.manual_seed(config.seed)
         state = PretrainState.fresh(model, heldout.loss(model))
-    else:
-        print(f"[pretrain] resuming {directory} at step {state.step} of {config.steps}")
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    state.processes.append({"from_step": state.step, "started_utc": now, **provenance.code_version()})
+    state.processes.append(
+        {"from_step": state.step, "started_utc": now, "resumed_from": resumed, **provenance.code_version()}
+    )
 
-    started = time.perf_counter()
+    def stop(reason: str) -> None:
+        state.save(state_file, config, model, optimization, started, schedule)
+        if carry is not None:
+            size = carried.save(
+                carry, carry_mode, config.as_dict(), model, optimization, state, schedule, state.seconds(started)
+            )
+            print(f"[pretrain] carried the state at step {state.step} into {carry} ({size / 1e6:.1f} MB, {carry_mode})")
+        print(f"[pretrain] stopped at step {state.step} ({reason}); the same command continues the run")
+
+    started, first_step = time.perf_counter(), state.step
     model.train()
-    bar = progress(total=config.steps, initial=state.step, desc=f"pretrain {config.size}")
-    while state.step < config.steps:
+    bar = progress(total=schedule.total, initial=state.step, desc=f"pretrain {config.size}")
+    while not schedule.finished(state.step):
         state.step += 1
         rows = torch.from_numpy(order.indices(state.step - 1))
         inputs, labels = mask(collate, corpus.train[rows], config.seed, state.step)
@@ -230,31 +305,89 @@ def pretrain(
         optimization.step(loss)
         state.window.append(loss.detach())  # read at the next evaluation: no wait for the device inside a step
         bar.update(1)
-        if state.step % config.eval_every == 0 or state.step == config.steps:
+        schedule.observe(state.step, state.seconds(started))
+        if bar.total != schedule.total:
+            bar.total = schedule.total
+        evaluated = state.step % config.eval_every == 0 or schedule.finished(state.step)
+        if evaluated:
             state.evaluated(model, heldout.loss(model), started)
             train_loss, heldout_loss = state.curves["train"][-1][1], state.curves["heldout"][-1][1]
             bar.set_postfix(train=f"{train_loss:.3f}", heldout=f"{heldout_loss:.3f}")
-            state.save(state_file, config, model, optimization, started)
-        elif state.step == stop_after:
-            state.save(state_file, config, model, optimization, started)
-        if state.step == stop_after:
+            state.save(state_file, config, model, optimization, started, schedule)
+        # the deadline: at the last evaluation whose next one would end after it (the kept weights are then the
+        # current ones, and the carried state holds them once), or at the deadline itself
+        per_step = (time.perf_counter() - started) / (state.step - first_step)
+        late = deadline is not None and time.time() + (per_step * config.eval_every if evaluated else 0) >= deadline
+        if not schedule.finished(state.step) and (state.step == stop_after or late):
             bar.close()
+            stop("--stop-after" if state.step == stop_after else "the deadline")
             return None
     bar.close()
 
-    record = finish(setup, state, model, state.seconds(started))
+    record = finish(setup, state, model, state.seconds(started), heldout, schedule, branched)
     atomic_write_text(directory / "record.json", json.dumps(record, indent=1) + "\n")
     state_file.unlink(missing_ok=True)
+    carried.remove(carry)
     return record
 
 
-def finish(setup: Setup, state: PretrainState, model: transformers.BertForMaskedLM, wall: float) -> dict:
+def branch(
+    source: Path, config: PretrainConfig, model, optimization: Optimization, schedule: Schedule
+) -> tuple[PretrainState, dict]:
+    """The state of another run (its run folder's ``state.pt`` or a carry folder) as this run's start: the source's
+    settings must be this run's but the step budget, and the source must be at or before this run's decay start
+    (the steps before it are then the same). Its moments, weights and step continue; the schedule is this run's."""
+    from sentemb.pretrain.configs import PretrainConfig as Config
+
+    source = Path(source)
+    meta_file = source / carried.META
+    if meta_file.is_file():
+        source_config = json.loads(meta_file.read_text())["config"]
+    elif (source / "state.pt").is_file():
+        source_config = torch.load(source / "state.pt", weights_only=False, map_location="cpu")["config"]
+    else:
+        raise SentembError(f"--branch-from {source}: no carried state (state.json) and no state.pt there")
+    parent = Config(**{**Config().as_dict(), **_legacy_filled(source_config)})
+    if not config.same_run_until(parent):
+        raise SentembError(
+            f"--branch-from {source}: that run's settings ({source_config}) differ from this run's "
+            f"({config.as_dict()}) in more than the step budget, or either is not a wsd run with a step budget"
+        )
+    parent_schedule = Schedule(parent)
+    if meta_file.is_file():
+        state = PretrainState.carried(source, parent.as_dict(), model, optimization, parent_schedule)
+    else:
+        state = PretrainState.load(source / "state.pt", parent, model, optimization, parent_schedule)
+    if state.step > config.decay_start:
+        raise SentembError(
+            f"--branch-from {source}: it is at step {state.step}, past this run's decay start ({config.decay_start}); "
+            f"choose --steps of at least {round(state.step / (1 - config.decay_fraction))}"
+        )
+    state.processes = [{**p, "run_id": parent.run_id} for p in state.processes]
+    return state, {"run_id": parent.run_id, "step": state.step, "source": str(source)}
+
+
+def _legacy_filled(config_dict: dict) -> dict:
+    from sentemb.pretrain.configs import LEGACY
+
+    return {**LEGACY, **config_dict}
+
+
+def finish(
+    setup: Setup,
+    state: PretrainState,
+    model: transformers.BertForMaskedLM,
+    wall: float,
+    heldout: HeldOut,
+    schedule: Schedule,
+    branched: dict | None = None,
+) -> dict:
     """Save the kept weights and the tokenizer to ``<directory>/model``; the run's record."""
     config, corpus, tokenizer = setup.config, setup.corpus, setup.tokenizer
     model_dir = setup.directory / "model"
     save_checkpoint(model, state.best["weights"], config.seed, model_dir)
     tokenizer.save_pretrained(model_dir)
-    curves, tokens = state.curves, config.steps * config.batch_size * config.max_len
+    curves, tokens = state.curves, state.step * config.batch_size * config.max_len
     return {
         "run_id": config.run_id,
         "config": config.as_dict(),
@@ -265,7 +398,9 @@ def finish(setup: Setup, state: PretrainState, model: transformers.BertForMasked
             "decontaminated_against": {f: s for f, s in corpus.files.items() if f not in TRAINING_FILES},
         },
         "counts": corpus.counts,
-        "steps": config.steps,
+        "steps": state.step,
+        "schedule": schedule.state(),
+        "branched_from": branched,  # a milestone: the run whose state at that step it started from
         "tokens_seen": tokens,
         "epochs": tokens / corpus.train.numel(),
         "train_loss": curves["train"],
@@ -273,8 +408,14 @@ def finish(setup: Setup, state: PretrainState, model: transformers.BertForMasked
         "heldout_seconds": curves["seconds"],  # the run's wall seconds at each held-out evaluation
         "final_train_loss": curves["train"][-1][1],
         "final_heldout_loss": curves["heldout"][-1][1],
+        "heldout_unigram_loss": heldout.unigram_loss,  # the context-free floor on the same masked tokens
         "kept": {"step": state.best["step"], "heldout_loss": state.best["loss"], "rule": "the lowest held-out loss"},
-        "tokenizer": {"source": setup.tokenizer_source, "vocabulary_sha256": vocabulary_sha256(tokenizer)},
+        "tokenizer": {
+            "source": setup.tokenizer_source,
+            "vocabulary_sha256": vocabulary_sha256(tokenizer),
+            "file_sha256": vocabulary.vocabulary_sha256(config.vocab),
+            "size": len(tokenizer),
+        },
         "wall_seconds": wall,
         "weights_sha256": sha256_of(model_dir / "model.safetensors"),
         "provenance": code_provenance(provenance.collect(setup.device), state.processes),
