@@ -35,7 +35,8 @@ for paper in {PAPERS!r}:
     importlib.import_module(f"papers.{{paper}}.experiments")
 grid = importlib.import_module("papers.simcse.experiments").grid("smoke")
 spec, other = grid["backbone_avg"][0], grid["backbone_cls"][0]
-store.save({{"profile": spec.profile, "run_id": spec.run_id, "spec": spec.as_dict()}})
+store.save({{"profile": spec.profile, "run_id": spec.run_id, "spec": spec.as_dict(),
+            "provenance": {{"backbone_revision": "random"}}}})
 record, error = record_or_error(spec, run_missing=False)
 assert error is None and record["run_id"] == spec.run_id, error
 store.save({{"profile": other.profile, "run_id": other.run_id, "spec": {{**other.as_dict(), "seed": 7}}}})

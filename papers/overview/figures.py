@@ -70,7 +70,7 @@ def figure_pairwise(table: pd.DataFrame, profile: str, folder):
         vmin=0,
         vmax=0.2,
         ax=ax,
-        cbar_kws={"label": "p (paired t or Welch, two-sided, BH-corrected)"},
+        cbar_kws={"label": "p (paired t or Welch, two-sided, Holm-corrected)"},
     )
     ax.set_title("row minus column, STS avg.; dark: significant", fontsize=9)
     substitutes = get_profile(profile).substitutes()

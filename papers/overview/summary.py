@@ -25,7 +25,8 @@ def archive_table(profile: str) -> list[str]:
         "paper",
         "tables + figures: reproduced / partly / not run / no numbers (n.a., not identifiable)",
         "claims, direction: holds / fails / inconclusive / same runs / not run",
-        "size (at least half the paper's): holds / fails / inconclusive / no size, same runs or not run",
+        "size (only against a margin the paper states): holds / fails / inconclusive / no margin stated, same runs "
+        "or not run",
     ]
     rows = []
     for (paper, title), (_, i), (_, c) in zip(archive_coverage.titles().items(), items.iterrows(), claims.iterrows()):
@@ -83,7 +84,7 @@ def pairwise_lines(pairs: pd.DataFrame) -> list[str]:
         lines += [
             "",
             f"Pairwise ({label}; two-sided, {paired} of {tested} pairs paired (the same seeds and data "
-            f"order, or init runs), the others Welch; Benjamini-Hochberg over {tested} pairs{untested}): "
+            f"order, or init runs), the others Welch; Holm over {tested} pairs{untested}): "
             f"{len(significant)} significant at 0.05"
             + (": " if len(significant) else "")
             + "; ".join(

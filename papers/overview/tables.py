@@ -6,7 +6,8 @@ README's Markdown :mod:`papers.overview.summary`.
 - The comparison: every method of :mod:`papers.overview.experiments` on the 7 STS tasks (test, Spearman x 100), under
   SimCSE's protocol (``all`` aggregation for STS12-16) and DeCLUTR's (``mean``); mean ± std over the seeds, and
   pairwise two-sided t-tests on the 7-task average (paired where the methods' runs share seeds and data order,
-  Welch otherwise), corrected for the number of pairs (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``).
+  Welch otherwise), corrected for the number of pairs by Holm (``sentemb.report.multiplicity``: the claims' rule,
+  valid whatever the dependence between pairs that share a method).
 - SentEval's 7 transfer tasks (fasttest in the small profile) and the offline MTEB tasks, from the derived records
   of :func:`papers.overview.analyses.comparison_records`; a method without them is listed as not run.
 - Compute: wall time, training share and training throughput per method and per paper.
@@ -19,7 +20,6 @@ import json
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from papers.overview import experiments as ex
 from sentemb import archive_coverage, settings
@@ -27,6 +27,7 @@ from sentemb.paper import get_paper, reproduced_papers
 from sentemb.profiles import get_profile
 from sentemb.report.cell import Cell
 from sentemb.report.comparison import Comparison, Seeds
+from sentemb.report.multiplicity import adjusted
 from sentemb.report.reproduced import aggregate_seeds, derived_sts_record, sts_rows, trace
 from sentemb.runs import store
 
@@ -73,7 +74,7 @@ def sts_seeds(sts: dict[str, list[dict]], aggregation: str) -> dict[str, Seeds]:
 
 def pairwise(seeds: dict[str, Seeds], evaluation: str, aggregation: str = "") -> pd.DataFrame:
     """Every pair of methods with >= 2 seeds each: the difference, the two-sided p-value, and the p-value corrected
-    for the number of pairs of this evaluation (Benjamini-Hochberg); significant at 0.05 after it. Like the claims
+    for the number of pairs of this evaluation (Holm, as the claims); significant at 0.05 after it. Like the claims
     (:class:`~sentemb.report.comparison.Comparison`), methods whose runs share their randomness (the same seed and data
     order, or init runs) are compared paired on their matched seeds, the others by Welch's test (``test``); a pair whose
     seeds are not independent replicates (overlapping init runs) is listed with its difference and no p-value."""
@@ -101,9 +102,7 @@ def pairwise(seeds: dict[str, Seeds], evaluation: str, aggregation: str = "") ->
         tested = table["p_value"].notna()
         table["p_corrected"] = float("nan")
         if tested.any():
-            table.loc[tested, "p_corrected"] = stats.false_discovery_control(
-                table.loc[tested, "p_value"].to_numpy(), method="bh"
-            )
+            table.loc[tested, "p_corrected"] = adjusted(table.loc[tested, "p_value"].tolist())
         table["significant"] = table["p_corrected"] < 0.05
     return table
 

@@ -43,9 +43,21 @@ def load_claims(paper: str) -> list[dict]:
             raise ConfigError(f"{path}: claim {claim['id']!r}: figure_only must be true or false")
         if claim["kind"] == "within" and ("tolerance" in claim) == ("tolerance_relative" in claim):
             raise ConfigError(f"{path}: claim {claim['id']!r} (within) needs one of tolerance, tolerance_relative")
-        for key in ("margin", "size_tolerance"):
-            if key in claim and (not isinstance(claim[key], (int, float)) or claim[key] < 0):
-                raise ConfigError(f"{path}: claim {claim['id']!r}: {key} must be a number >= 0, got {claim[key]!r}")
+        if "size_tolerance" in claim:
+            raise ConfigError(
+                f"{path}: claim {claim['id']!r}: size_tolerance is gone (a size is judged only against "
+                "a margin the paper states: margin and margin_quote)"
+            )
+        if "margin" in claim:
+            if not isinstance(claim["margin"], (int, float)) or claim["margin"] <= 0 or claim["kind"] == "within":
+                raise ConfigError(
+                    f"{path}: claim {claim['id']!r}: margin must be a number > 0 (not on a within "
+                    f"claim), got {claim['margin']!r}"
+                )
+            if not str(claim.get("margin_quote", "")).strip():
+                raise ConfigError(
+                    f"{path}: claim {claim['id']!r}: a margin needs margin_quote, the paper's sentence that states it"
+                )
     return data["claims"]
 
 

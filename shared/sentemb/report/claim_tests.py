@@ -1,5 +1,5 @@
 """The test behind each kind of claim, on the seeds of its cells (:mod:`sentemb.report.comparison`): ``greater``
-one-sided at ``ALPHA`` (against the paper's margin for the size verdict), ``within`` by TOST, ``argmax`` / ``argmin``
+one-sided each way (the verdict two-sided at ``ALPHA``; against the paper's stated margin for the size verdict), ``within`` by TOST, ``argmax`` / ``argmin``
 by an intersection-union test over the k others; each an :class:`Outcome` for :mod:`sentemb.report.claims` to decide
 and correct."""
 
@@ -62,16 +62,16 @@ def _untested(comparisons: list[Comparison], refs: list[dict]) -> str:
 
 
 def _greater(comparison: Comparison, refs: list[dict], target: float, paper_effect: float | None = None) -> Outcome:
-    """``greater`` on seeds: a one-sided test each way, H1 left - right > target / < target; with ``paper_effect``,
-    the ratio of the reproduced effect to it and its (1 - 2 ALPHA) interval."""
+    """``greater`` on seeds: a one-sided test each way, H1 left - right > target / < target (the verdict's two-sided
+    p is twice the smaller); with ``paper_effect``, the ratio of the reproduced effect to it and its 95 % interval."""
     left, right = comparison.left, comparison.right
     diff = comparison.difference
     text = f"{_g(np.mean(left))} > {_g(np.mean(right))} + {_g(target)} (diff {_g(diff, '+')})"
     ratio = None
     if paper_effect:
-        low, high = comparison.interval(ALPHA)
+        low, high = comparison.interval(ALPHA / 2)
         ratio = (diff / paper_effect, low / paper_effect, high / paper_effect)
-    common = {"effect": diff - target, "text": text, "n": comparison.n, "test": comparison.test("one-sided")}
+    common = {"effect": diff - target, "text": text, "n": comparison.n, "test": comparison.test("two-sided")}
     if not comparison.testable:
         return Outcome(p_for=None, p_against=None, untestable=_untested([comparison], refs), ratio=ratio, **common)
     return Outcome(p_for=comparison.p_greater(target), p_against=comparison.p_less(target), ratio=ratio, **common)
@@ -114,7 +114,7 @@ def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float], pap
     kinds = "paired t" if paired == k else "Welch" if paired == 0 else "paired t / Welch"
     if any(isinstance(c.left, Constant) != isinstance(c.right, Constant) for c in comparisons) and not paired:
         kinds = "Welch / one-sample t"
-    test = f"IUT {kinds} one-sided ({'; '.join(designs)})"
+    test = f"IUT {kinds} two-sided ({'; '.join(designs)})"
     refused = [c.design.refused for c in comparisons if c.design.refused]
     if refused:
         test = f"none ({refused[0]})"
@@ -127,7 +127,7 @@ def _argbest(claim: dict, comparisons: list[Comparison], leads: list[float], pap
     if paper_leads:
         ratios = [ahead[i] / paper_leads[i] for i in range(k)]
         worst = min(range(k), key=lambda i: ratios[i])
-        low, high = (sign * b / paper_leads[worst] for b in comparisons[worst].interval(ALPHA))
+        low, high = (sign * b / paper_leads[worst] for b in comparisons[worst].interval(ALPHA / 2))
         ratio = (ratios[worst], min(low, high), max(low, high))
     if any(not c.testable for c in comparisons):
         return Outcome(lead, None, None, text, n, test, _untested(comparisons, refs), ratio)

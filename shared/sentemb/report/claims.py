@@ -6,16 +6,19 @@ Claims: ``greater`` (left > right; ``margin``: the size the paper states, when i
     ``aggregation``, ``metric`` to be unique; a reference matching several rows raises); ``figure_only: true`` for
     numbers the paper shows only as a plot.
 Verdicts: ``direction_status`` (also ``status``: is the effect there, in the paper's direction) and ``size_status``
-    (is it at least ``SIZE_FRACTION`` of the paper's: its stated margin, else its own effect on its reported numbers;
-    with ``size_tolerance``, TOST-equivalent to it), each ``holds`` / ``fails`` / ``inconclusive`` / ``same runs``
-    (the claim's cells are another claim's runs: not separable on this profile) / ``not run``, with effect, raw and
-    adjusted p, and n; the size also with the ratio of the reproduced effect to the paper's and its interval.
-Tests: without a ``values`` column, number against number; with per-seed values, one-sided at ``ALPHA`` = 0.05 on a
-    design read from the run records (:mod:`sentemb.report.comparison`, :mod:`sentemb.report.pairing`); ``within`` by
-    TOST, ``argmax`` / ``argmin`` by an intersection-union test, Bonferroni over the k others for *fails*. Each
-    paper's claims are one family per verdict (:mod:`sentemb.report.multiplicity`: Benjamini-Hochberg for *holds*,
-    Holm for *fails*). No test (``inconclusive``, no p) with fewer than 2 seeds on a side, for two fixed numbers, and
-    when the values are not independent replicates.
+    (only where the paper states a margin in words that fix a number, ``margin`` with its sentence in
+    ``margin_quote``: is the effect beyond it), each ``holds`` / ``fails`` / ``inconclusive`` / ``same runs`` (the
+    claim's cells are another claim's runs: not separable on this profile) / ``not run``, with effect, raw and
+    adjusted p, and n; ``no size`` where the paper states no margin. The ratio of the reproduced effect to the
+    paper's own (on its reported numbers) and its 95 % interval are reported for every claim that has both,
+    descriptively: no verdict is read from them.
+Tests: without a ``values`` column, number against number; with per-seed values, two-sided at ``ALPHA`` = 0.05 (one
+    side each way at 0.025, the sign giving the verdict) on a design read from the run records
+    (:mod:`sentemb.report.comparison`, :mod:`sentemb.report.pairing`); ``within`` by TOST, ``argmax`` / ``argmin`` by
+    an intersection-union test, Bonferroni over the k others for *fails*. Each paper's tested verdicts (direction and
+    size) are one family on a profile, Holm-corrected (:mod:`sentemb.report.multiplicity`). No test
+    (``inconclusive``, no p) with fewer than 2 seeds on a side, for two fixed numbers, and when the values are not
+    independent replicates (a cell's values must come from different seeds).
 The rules in full: docs/reference.md#claims-the-rules and docs/derivations.md#sentembreportclaimspy
 """
 
@@ -39,13 +42,11 @@ from sentemb.report.claim_cells import (
 )
 from sentemb.report.claim_tests import Outcome, _argbest, _equivalent, _g, _greater
 from sentemb.report.comparison import Comparison, Constant, Seeds, paired_p, welch_p
-from sentemb.report.multiplicity import ALPHA, Decision, decide, decide_family
+from sentemb.report.multiplicity import ALPHA, Decision, decide, decide_family, two_sided
 from sentemb.report.pairing import RecordLookup, stored_record
 
 __all__ = ["ALPHA", "Comparison", "Constant", "Seeds", "paired_p", "welch_p"]
 
-#: The size question: is the reproduced effect at least this fraction of the paper's (a non-inferiority test)?
-SIZE_FRACTION = 0.5
 STATUSES = ("holds", "fails", "inconclusive", "same runs", "not run")
 SIZE_STATUSES = STATUSES + ("no size",)
 #: The columns of ``claims.csv`` (documented in ``results/schema.yaml``).
@@ -81,12 +82,12 @@ COLUMNS = [
 class Verdict:
     """The outcome of one claim: the direction verdict (``status``, ...) and the size verdict (``size_*``).
 
-    ``effect`` is positive when it supports the claim; ``p_value`` is the raw p of the test that decided the status
-    (for ``inconclusive``: of the test for the claim), ``p_adjusted`` the same after the paper's correction
-    (``correction``), None when none ran; ``n`` the seeds per cell ("3 vs 3"; paired: "3 pairs"); ``test`` the test
-    and its design. ``size_target`` is the effect the size verdict asks for (``SIZE_FRACTION`` of the paper's),
-    ``size_ratio`` the reproduced effect over the paper's with its interval. ``evidence``: each cell's label, values
-    and run ids. ``direction`` and ``size`` keep the raw outcomes for the paper's correction.
+    ``effect`` is positive when it supports the claim; ``p_value`` is the raw two-sided p, ``p_adjusted`` the same
+    after the paper's correction (``correction``), None when none ran; ``n`` the seeds per cell ("3 vs 3"; paired:
+    "3 pairs"); ``test`` the test and its design. ``size_target`` is the margin the paper states (the size verdict's
+    bar), ``size_ratio`` the reproduced effect over the paper's own with its 95 % interval (descriptive).
+    ``evidence``: each cell's label, values and run ids. ``direction`` and ``size`` keep the raw outcomes for the
+    paper's correction.
     """
 
     id: str
@@ -173,51 +174,44 @@ def _comparisons(claim: dict, samples: list[list[float]], lookup_record: RecordL
     return [Comparison(*samples, lookup_record)]
 
 
-def _direction(claim: dict, comparisons: list[Comparison]) -> Outcome:
+def _direction(claim: dict, comparisons: list[Comparison], effects: list[float] | None = None) -> Outcome:
+    """The direction test; with the paper's own ``effects``, the descriptive ratio of the reproduced effect to it."""
     refs = _cells_of(claim)
     if claim["kind"] == "greater":
-        return _greater(comparisons[0], refs, 0.0)
+        return _greater(comparisons[0], refs, 0.0, effects[0] if effects else None)
     if claim["kind"] == "within":
         return _equivalent(comparisons[0], refs, 0.0, _tolerance(claim, float(np.mean(comparisons[0].right))))
-    return _argbest(claim, comparisons, [0.0] * len(comparisons))
+    return _argbest(claim, comparisons, [0.0] * len(comparisons), effects)
 
 
-def _size(claim: dict, comparisons: list[Comparison], paper_effects: list[float]) -> Outcome:
-    """The size test: at least ``SIZE_FRACTION`` of the paper's effect(s) (with ``size_tolerance``: TOST-equivalent
-    to the paper's effect)."""
+def _size(claim: dict, comparisons: list[Comparison], margin: float, effects: list[float] | None) -> Outcome:
+    """The size test: beyond the paper's stated ``margin`` (each other cell's, for argmax/argmin)."""
     refs = _cells_of(claim)
-    if claim["kind"] == "greater" and claim.get("size_tolerance") is not None:
-        return _equivalent(comparisons[0], refs, paper_effects[0], float(claim["size_tolerance"]))
-    targets = [SIZE_FRACTION * e for e in paper_effects]
     if claim["kind"] == "greater":
-        return _greater(comparisons[0], refs, targets[0], paper_effects[0])
-    return _argbest(claim, comparisons, targets, paper_effects)
+        return _greater(comparisons[0], refs, margin, effects[0] if effects else None)
+    return _argbest(claim, comparisons, [margin] * len(comparisons), effects)
 
 
 # -- both verdicts -------------------------------------------------------------------------------------------------
 
 
-def _paper_effects(claim: dict, reported: list[float] | None) -> tuple[list[float] | None, str]:
-    """The paper's effect(s) the size verdict is a fraction of, and where they come from; None with the reason when
-    there is none."""
+def _paper_effects(claim: dict, reported: list[float] | None) -> list[float] | None:
+    """The paper's own effect(s) on its reported numbers, in the claim's direction, for the descriptive ratio; None
+    when it prints no number for a cell, for a ``within`` claim, or when its numbers show no effect that way."""
+    if claim["kind"] == "within" or reported is None:
+        return None
+    effects = _reported_effects(claim, reported)
+    return effects if min(effects) > 0 else None
+
+
+def _margin(claim: dict) -> tuple[float | None, str]:
+    """The size verdict's bar: the margin the paper states (``margin``, its sentence in ``margin_quote``); None with
+    the reason when it states none."""
     if claim["kind"] == "within":
         return None, "an equivalence claim: its tolerance is its size"
-    if claim["kind"] == "greater" and "margin" in claim:
-        margin = float(claim["margin"])
-        if margin == 0:
-            return None, "the claim states a margin of 0: its size question is its direction's"
-        return [margin], f"the paper's stated margin {margin:g}"
-    if reported is None:
-        return None, "the paper prints no number for a cell of this claim"
-    effects = _reported_effects(claim, reported)
-    if min(effects) <= 0:
-        shown = ", ".join(_g(e, "+") for e in effects)
-        return None, (
-            f"the paper's own numbers show no effect in the claim's direction ({shown}): a ratio to it has no "
-            "meaning, the direction verdict stands alone"
-        )
-    source = "the paper's own effect" if len(effects) == 1 else "the paper's own lead over each cell"
-    return effects, f"{source} ({', '.join(_g(e, '+') for e in effects)})"
+    if "margin" not in claim:
+        return None, "the paper states no margin: its effect is compared descriptively (ratio)"
+    return float(claim["margin"]), f'the paper\'s stated margin {float(claim["margin"]):g} ("{claim["margin_quote"]}")'
 
 
 def _reported_values(claim: dict, reported: pd.DataFrame | None) -> list[float] | None:
@@ -238,23 +232,22 @@ def _evidence(refs: list[dict], samples: list[list[float]], identify=cell_identi
     )
 
 
-def _deterministic(claim: dict, found: list[float], effects: list[float] | None, source: str) -> Verdict:
-    """Both verdicts on single numbers (the paper's own table): the size asks for ``SIZE_FRACTION`` of ``effects``."""
+def _deterministic(claim: dict, found: list[float], margin: float | None, source: str) -> Verdict:
+    """Both verdicts on single numbers (the paper's own table): the size asks for the stated ``margin``."""
     direction = _evaluate_reported(claim, found)
-    if effects is None:
+    if margin is None:
         return replace(direction, size_status="no size", size_detail=source)
-    targets = [SIZE_FRACTION * e for e in effects]
     if claim["kind"] == "greater":
-        size = _evaluate_reported(claim, found, targets[0])
+        size = _evaluate_reported(claim, found, margin)
     else:
         own = _reported_effects(claim, found)
-        ok = all(e >= t for e, t in zip(own, targets))
+        ok = all(e >= margin for e in own)
         size = Verdict(claim["id"], "holds" if ok else "fails", f"leads {', '.join(_g(e, '+') for e in own)}")
-        size = replace(size, effect=min(e - t for e, t in zip(own, targets)))
+        size = replace(size, effect=min(e - margin for e in own))
     return replace(
         direction,
         size_status=size.status,
-        size_target=targets[0] if len(targets) == 1 else None,
+        size_target=margin,
         size_effect=size.effect,
         size_detail=f"{source}: {size.detail}",
     )
@@ -279,23 +272,16 @@ def evaluate(
         return Verdict(
             claim["id"], "not run", f"no value for {missing}", size_status="not run", size_detail="a cell is missing"
         )
-    paper = _reported_values(claim, reported if reported is not None or seeds else table)
-    effects, source = _paper_effects(claim, paper)
+    margin, source = _margin(claim)
     if not seeds:
-        return _deterministic(claim, found, effects, source)
+        return _deterministic(claim, found, margin, source)
+    effects = _paper_effects(claim, _reported_values(claim, reported))
     comparisons = _comparisons(claim, found, lookup_record)  # one design for both verdicts
-    direction = _direction(claim, comparisons)
-    size = None if effects is None else _size(claim, comparisons, effects)
+    direction = _direction(claim, comparisons, effects)
+    size = None if margin is None else _size(claim, comparisons, margin, effects)
     verdict = Verdict(claim["id"], "", "", evidence=_evidence(refs, found, identify), direction=direction, size=size)
-    verdict = replace(verdict, size_source=source, size_target=_target(claim, effects))
+    verdict = replace(verdict, size_source=source, size_target=margin)
     return decided(verdict, _single(direction), _single(size))
-
-
-def _target(claim: dict, effects: list[float] | None) -> float | None:
-    """The one effect the size asks for (a fraction of the paper's; its own for a TOST); None for argmax/argmin."""
-    if effects is None or len(effects) != 1:
-        return None
-    return effects[0] if claim.get("size_tolerance") is not None else SIZE_FRACTION * effects[0]
 
 
 def _single(outcome: Outcome | None) -> Decision | None:
@@ -303,7 +289,7 @@ def _single(outcome: Outcome | None) -> Decision | None:
     if outcome is None or not outcome.tested:
         return None
     status = decide(outcome.p_for, outcome.p_against)
-    return Decision(status, outcome.p_against if status == "fails" else outcome.p_for, "none (one claim)")
+    return Decision(status, two_sided(outcome.p_for, outcome.p_against), "none (one claim)")
 
 
 def decided(verdict: Verdict, direction: Decision | None, size: Decision | None) -> Verdict:
@@ -314,7 +300,7 @@ def decided(verdict: Verdict, direction: Decision | None, size: Decision | None)
         "status": status,
         "detail": out.detail(status),
         "effect": out.effect,
-        "p_value": (out.p_against if status == "fails" else out.p_for) if d else None,
+        "p_value": two_sided(out.p_for, out.p_against) if d else None,
         "p_adjusted": d.p_adjusted if d else None,
         "correction": d.correction if d else "",
         "n": out.n,
@@ -322,15 +308,23 @@ def decided(verdict: Verdict, direction: Decision | None, size: Decision | None)
     }
     s = verdict.size
     if s is None:
-        changes.update(size_status="no size", size_detail=verdict.size_source)
+        ratio = out.ratio or (None, None, None)
+        bounds = "" if out.ratio is None else _ratio_words(ratio)
+        changes.update(
+            size_status="no size",
+            size_detail=f"{verdict.size_source}{bounds}",
+            size_ratio=ratio[0],
+            size_ratio_low=ratio[1],
+            size_ratio_high=ratio[2],
+        )
     else:
         size_status = size.status if size else "inconclusive"
         ratio = s.ratio or (None, None, None)
-        bounds = "" if s.ratio is None else f"; reproduced / paper = {_g(ratio[0])} [{_g(ratio[1])}, {_g(ratio[2])}]"
+        bounds = "" if s.ratio is None else _ratio_words(ratio)
         changes.update(
             size_status=size_status,
             size_effect=s.effect,
-            size_p_value=(s.p_against if size_status == "fails" else s.p_for) if size else None,
+            size_p_value=two_sided(s.p_for, s.p_against) if size else None,
             size_p_adjusted=size.p_adjusted if size else None,
             size_ratio=ratio[0],
             size_ratio_low=ratio[1],
@@ -338,6 +332,10 @@ def decided(verdict: Verdict, direction: Decision | None, size: Decision | None)
             size_detail=f"{verdict.size_source}: {s.detail(size_status)}{bounds}",
         )
     return replace(verdict, **changes)
+
+
+def _ratio_words(ratio: tuple) -> str:
+    return f"; reproduced / paper's own effect = {_g(ratio[0])} [95 %: {_g(ratio[1])}, {_g(ratio[2])}] (descriptive)"
 
 
 # -- a paper's claims: one body of evidence per verdict, corrected for their number ------------------------------
@@ -370,8 +368,9 @@ def _same_runs(verdicts: list[Verdict]) -> dict[str, str]:
 
 
 def corrected(verdicts: list[Verdict]) -> list[Verdict]:
-    """A paper's verdicts with claims resting on another's runs marked ``same runs``, then the tested ones decided
-    as two families (direction, size) on adjusted p-values (:mod:`sentemb.report.multiplicity`)."""
+    """A paper's verdicts with claims resting on another's runs marked ``same runs``, then every tested verdict
+    (direction and size) decided as one family on Holm-adjusted two-sided p-values
+    (:mod:`sentemb.report.multiplicity`)."""
     same = _same_runs(verdicts)
     out = []
     for v in verdicts:
@@ -383,17 +382,21 @@ def corrected(verdicts: list[Verdict]) -> list[Verdict]:
             v = Verdict(v.id, "same runs", why, size_status="same runs", size_detail=why, same_runs_as=same[v.id])
             v = replace(v, evidence=())
         out.append(v)
-    decisions = {attribute: _family(out, attribute) for attribute in ("direction", "size")}
+    decisions = _family(out)
     return [
-        decided(v, decisions["direction"].get(i), decisions["size"].get(i)) if v.direction is not None else v
+        decided(v, decisions.get((i, "direction")), decisions.get((i, "size"))) if v.direction is not None else v
         for i, v in enumerate(out)
     ]
 
 
-def _family(verdicts: list[Verdict], attribute: str) -> dict[int, Decision]:
-    """Index -> decision for the verdicts whose ``attribute`` outcome ("direction" or "size") was tested: a family."""
-    tested = {i: getattr(v, attribute) for i, v in enumerate(verdicts) if getattr(v, attribute) is not None}
-    tested = {i: o for i, o in tested.items() if o.tested}
+def _family(verdicts: list[Verdict]) -> dict[tuple[int, str], Decision]:
+    """(index, "direction" or "size") -> decision, for every tested outcome of the paper's verdicts: one family."""
+    tested = {
+        (i, attribute): getattr(v, attribute)
+        for i, v in enumerate(verdicts)
+        for attribute in ("direction", "size")
+        if getattr(v, attribute) is not None and getattr(v, attribute).tested
+    }
     decisions = decide_family([(o.p_for, o.p_against) for o in tested.values()])
     return dict(zip(tested, decisions))
 

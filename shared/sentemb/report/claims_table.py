@@ -20,10 +20,19 @@ def for_csv(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[str]:
-    """The verdicts as a Markdown table for a README: the direction verdict (effect, raw and adjusted p, n, test) and
-    the size verdict (the effect it asks for, its status, the reproduced/paper ratio and adjusted p); then the
-    claims this profile cannot separate (the same runs as another claim)."""
-    header = ["claim", "direction", "effect", "p (adjusted)", "n", "test", "size (target)", "reproduced / paper"]
+    """The verdicts as a Markdown table for a README: the direction verdict (effect, raw and adjusted two-sided p, n,
+    test), the size verdict where the paper states a margin (the margin, the status, adjusted p), and the
+    reproduced/paper ratio with its 95 % interval, descriptive; then the claims this profile cannot separate."""
+    header = [
+        "claim",
+        "direction",
+        "effect",
+        "p two-sided (Holm)",
+        "n",
+        "test",
+        "size vs the paper's stated margin",
+        "reproduced / paper's effect [95 %] (descriptive)",
+    ]
     rows = []
 
     def number(x, fmt):
@@ -40,6 +49,7 @@ def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[st
             same.append(f"{c['claim']} (same runs as {c['same_runs_as']})")
             continue
         size = c.get("size_status", "no size")
+        size = "no margin stated" if size == "no size" else size
         if pd.notna(c.get("size_target")) and c.get("size_target") != "":
             size = f"{size} ({number(c['size_target'], '+.2f')})"
         ratio = "–"
@@ -50,7 +60,7 @@ def markdown_rows(verdicts: pd.DataFrame, skip_not_run: bool = False) -> list[st
         rows.append(
             [*direction, c["n"], c["test"], size, ratio, p_pair(c.get("size_p_value"), c.get("size_p_adjusted"))]
         )
-    lines = markdown_table([*header, "size p (adjusted)"], rows)
+    lines = markdown_table([*header, "size p (Holm)"], rows)
     if same:
         lines += ["", f"Not separable on this profile's backbone (no verdict of their own): {'; '.join(same)}."]
     return lines

@@ -171,6 +171,14 @@ def design(left_ids: list[str], right_ids: list[str], profile: str, lookup: Reco
     if set(left_ids) & set(right_ids):
         return _independent("independent: the cells share runs")
     for side, units in (("left", left), ("right", right)):
+        seeds = [u.seed for u in units]
+        if len(set(seeds)) < len(seeds):
+            repeated = sorted({str(x) for x in seeds if seeds.count(x) > 1})
+            return _refused(
+                f"descriptive: the {side} cell's {len(units)} values come from runs of seed {', '.join(repeated)} "
+                "(grid points of one seed, not replicates; replicates differ in seed): no test"
+            )
+    for side, units in (("left", left), ("right", right)):
         shared = _shared_init_run(units)
         if shared is not None:
             one, other, run = shared

@@ -129,6 +129,7 @@ def _ensure(
             f"derived record {analysis} of run {record['run_id']} ({record['profile']}) is missing and "
             "running was disabled"
         )
+    provenance.refuse_dirty_committed_store()
     started = time.perf_counter()
     prov = provenance.collect(torch_device)
     spec = RunSpec.from_dict(record["spec"])

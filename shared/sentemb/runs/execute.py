@@ -268,6 +268,7 @@ def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, devic
         return record
     if not run_missing:
         raise NotRun(f"run {spec.run_id} ({spec.profile}) has no record and running was disabled")
+    provenance.refuse_dirty_committed_store()
     return _run(spec, progress, torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu")))
 
 

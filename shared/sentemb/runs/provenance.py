@@ -56,6 +56,23 @@ def code_is_dirty() -> bool | None:
     return None if status is None else bool(status)
 
 
+def refuse_dirty_committed_store() -> None:
+    """Refuse to compute a record for the committed store (the repository's ``results/``) from a modified tree: such
+    a record's code is no commit (55 small records of 2026-11-24 say ``dirty: true``). A scratch store
+    (``SENTEMB_RESULTS`` elsewhere) takes records from any tree, each saying whether its tree was dirty."""
+    from sentemb import settings
+    from sentemb.errors import SentembError
+
+    committed = (settings.REPO_ROOT / "results").resolve()
+    if settings.results_root().resolve() != committed or not code_is_dirty():
+        return
+    raise SentembError(
+        f"the tree's code differs from its commit (git status), and the record would go into the committed store "
+        f"{committed}: its code would be no commit.\n"
+        "  Fix: commit (or stash) the change first, or write to a scratch store: SENTEMB_RESULTS=/tmp/scratch-results"
+    )
+
+
 def package_versions(names=PACKAGES) -> dict[str, str | None]:
     """The installed version of each package (None where it is not installed)."""
     versions = {}
