@@ -2,9 +2,13 @@
 
 Written from the rules in docs/reference.md ("Claims: the rules"), not from ``sentemb.report``: it reads each
 ``claims.csv`` row's evidence (every cell's values and run ids), checks that each value is a number of its run's
-record, decides the design from the records itself (paired on matched seeds or init runs, lineage, Welch, one-sample,
-or no test), computes the one-sided p-values with scipy, corrects them per paper by hand (Benjamini-Hochberg for
-holds, Holm for fails) and compares p-values, adjusted p-values and both verdicts with the committed ones.
+record, decides the design from the records itself (no test when a cell's runs repeat a seed or share init runs, or
+pool configurations; else paired on matched seeds or init runs, lineage, Welch, one-sample), computes the one-sided
+p-values each way with scipy, makes each verdict's p two-sided (twice the smaller), adjusts every tested verdict of the
+paper on the profile (direction and size together) as one Holm family by hand, and compares p-values, adjusted
+p-values, the correction and both verdicts with the committed ones. A size verdict exists only for a claim with a
+stated ``margin`` (H1: effect > margin); the descriptive ratio to the paper's own effect and its 95 % t-interval are
+recomputed for every claim whose reported numbers show an effect.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from sentemb import settings
 
 PAPERS = ("simcse", "simcse_pp", "declutr", "tncse", "noncontrastive")
 PROFILE = "small"
-ALPHA, FRACTION = 0.05, 0.5
+ALPHA = 0.05
+DECIMALS = 5.01e-5  # the result CSVs' floats: 4 decimals (4 significant digits below 0.001)
 SKIP = {"notes", "seed", "profile", "code_version", "init_runs"}
 
 
@@ -117,6 +122,9 @@ def order_of(ident: str) -> tuple:
 def design(left: list[str], right: list[str]):
     """("none",) | ("paired", [(left indices, right indices)]) | ("welch",) from the records alone."""
     for ids in (left, right):
+        seeds = [seed_of(i) for i in ids]
+        if len(seeds) != len(set(seeds)):  # values of one seed are grid points, not replicates
+            return ("none",)
         used = [run for i in ids for run in (record(i)["spec"].get("init_runs") or [])]
         if len(used) != len(set(used)):
             return ("none",)
@@ -175,17 +183,9 @@ def one_sided(left, right, kind, shift, constant):
     )
 
 
-def bh(p: list[float]) -> list[float]:
-    m, order = len(p), np.argsort(p)
-    out, running = [0.0] * m, 1.0
-    for rank in range(m, 0, -1):
-        running = min(running, p[order[rank - 1]] * m / rank)
-        out[order[rank - 1]] = running
-    return out
-
-
 def holm(p: list[float]) -> list[float]:
-    m, order = len(p), np.argsort(p)
+    """Holm adjusted p-values: (m - i + 1) p_(i), made monotone from the smallest up, capped at 1."""
+    m, order = len(p), np.argsort(p, kind="stable")
     out, running = [0.0] * m, 0.0
     for rank, i in enumerate(order):
         running = max(running, min(1.0, (m - rank) * p[i]))
@@ -193,50 +193,127 @@ def holm(p: list[float]) -> list[float]:
     return out
 
 
-def recompute(claim: dict, evidence: list[dict], constants: list[bool], shifts: list[float], equivalence=None):
-    """(p for, p against) of the claim's test with the given shifts (0: the direction), or None: no test;
-    ``equivalence`` (centre, tolerance): a TOST of left - right around the centre instead."""
+def comparisons(claim: dict, evidence: list[dict], constants: list[bool]) -> list[tuple]:
+    """The claim's comparisons, each (left values, right values, design, (left constant, right constant)): left -
+    right for greater/within, expect - each other cell for argmax/argmin."""
     cells = [e["values"] for e in evidence]
     ids = [e["run_ids"] for e in evidence]
     if claim["kind"] in ("greater", "within"):
         pairs = [(0, 1)]
     else:
         pairs = [(len(cells) - 1, i) for i in range(len(cells) - 1)]
-    results = []
-    for (a, b), shift in zip(pairs, shifts):
+    out = []
+    for a, b in pairs:
         if constants[a] and constants[b]:
-            return None
-        if constants[a] or constants[b]:
-            kind = ("welch",)
+            kind = ("none",)  # two fixed numbers
+        elif constants[a] or constants[b]:
+            kind = ("welch",)  # one-sample
         elif len(ids[a]) == len(cells[a]) and len(ids[b]) == len(cells[b]):
             kind = design(ids[a], ids[b])
         else:
             kind = ("welch",)
-        if kind[0] == "none" or (kind[0] == "paired" and len(kind[1]) < 2):
-            return None
-        if kind[0] != "paired" and any(len(cells[x]) < 2 and not constants[x] for x in (a, b)):
-            return None
-        results.append((cells[a], cells[b], kind, (constants[a], constants[b])))
-    if claim["kind"] == "within" and equivalence is None:
-        right = results[0][1]
-        tol = claim.get("tolerance")
-        equivalence = (0.0, tol if tol is not None else claim["tolerance_relative"] * abs(np.mean(right)))
-    if equivalence is not None:
-        left, right, kind, constant = results[0]
-        centre, tol = equivalence
-        above_low = one_sided(left, right, kind, centre - tol, constant)
-        above_high = one_sided(left, right, kind, centre + tol, constant)
+        out.append((cells[a], cells[b], kind, (constants[a], constants[b])))
+    return out
+
+
+def can_test(comparison: tuple) -> bool:
+    left, right, kind, constant = comparison
+    if kind[0] == "none":
+        return False
+    if kind[0] == "paired":
+        return len(kind[1]) >= 2
+    return not any(len(x) < 2 and not c for x, c in ((left, constant[0]), (right, constant[1])))
+
+
+def differences(comparison: tuple) -> list[float]:
+    left, right, kind, _ = comparison
+    return [np.mean([left[i] for i in a]) - np.mean([right[j] for j in b]) for a, b in kind[1]]
+
+
+def estimate(comparison: tuple) -> float:
+    """left - right: the mean matched difference on a paired design, else the difference of the means."""
+    left, right, kind, _ = comparison
+    return float(np.mean(differences(comparison))) if kind[0] == "paired" else float(np.mean(left) - np.mean(right))
+
+
+def interval95(comparison: tuple) -> tuple[float, float]:
+    """The two-sided 95 % t-interval of left - right on the comparison's design (scipy's), the point itself
+    without variance."""
+    left, right, kind, constant = comparison
+    point = estimate(comparison)
+    if kind[0] == "paired":
+        d = differences(comparison)
+        if np.var(d) == 0:
+            return point, point
+        ci = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+        return float(ci.low), float(ci.high)
+    if constant[1] and not constant[0]:
+        if np.var(left) == 0:
+            return point, point
+        ci = stats.ttest_1samp(left, right[0]).confidence_interval(0.95)  # of mean(left)
+        return float(ci.low - right[0]), float(ci.high - right[0])
+    if constant[0] and not constant[1]:
+        if np.var(right) == 0:
+            return point, point
+        ci = stats.ttest_1samp(right, left[0]).confidence_interval(0.95)  # of mean(right)
+        return float(left[0] - ci.high), float(left[0] - ci.low)
+    if np.var(left) == 0 and np.var(right) == 0:
+        return point, point
+    ci = stats.ttest_ind(left, right, equal_var=False).confidence_interval(0.95)
+    return float(ci.low), float(ci.high)
+
+
+def tolerance_of(claim: dict, comparison: tuple) -> float:
+    tol = claim.get("tolerance")
+    return float(tol) if tol is not None else claim["tolerance_relative"] * abs(np.mean(comparison[1]))
+
+
+def recompute(claim: dict, comps: list[tuple], shift: float):
+    """(p for, p against) of the claim's test beyond ``shift`` (0: the direction; the stated margin: the size), or
+    None: no test. ``within``: a TOST of left - right inside the tolerance."""
+    if not all(can_test(c) for c in comps):
+        return None
+    if claim["kind"] == "within":
+        left, right, kind, constant = comps[0]
+        tol = tolerance_of(claim, comps[0])
+        above_low = one_sided(left, right, kind, -tol, constant)
+        above_high = one_sided(left, right, kind, tol, constant)
         return max(above_low[0], above_high[1]), min(above_high[0], above_low[1])
     if claim["kind"] == "greater":
-        p_for, p_against, _ = one_sided(*results[0][:2], results[0][2], shifts[0], results[0][3])
+        left, right, kind, constant = comps[0]
+        p_for, p_against, _ = one_sided(left, right, kind, shift, constant)
         return p_for, p_against
     sign = 1 if claim["kind"] == "argmax" else -1
     wins, loses = [], []
-    for (left, right, kind, constant), shift in zip(results, shifts):
+    for left, right, kind, constant in comps:
         g, less_, _ = one_sided(left, right, kind, sign * shift, constant)
         wins.append(g if sign > 0 else less_)
         loses.append(less_ if sign > 0 else g)
-    return max(wins), min(1.0, len(results) * min(loses))
+    return max(wins), min(1.0, len(comps) * min(loses))
+
+
+def effect(claim: dict, comps: list[tuple]) -> float:
+    """The direction's effect, positive for the claim: left - right, the tolerance's room, expect's smallest lead."""
+    if claim["kind"] == "greater":
+        return estimate(comps[0])
+    if claim["kind"] == "within":
+        return tolerance_of(claim, comps[0]) - abs(estimate(comps[0]))
+    sign = 1 if claim["kind"] == "argmax" else -1
+    return min(sign * estimate(c) for c in comps)
+
+
+def ratio(claim: dict, comps: list[tuple], effects: list[float] | None):
+    """(reproduced / paper's effect, 95 % low, high) for the other cell with the lowest ratio; None without a paper
+    effect; the bounds NaN when the comparison cannot be tested."""
+    if effects is None:
+        return None
+    sign = -1 if claim["kind"] == "argmin" else 1
+    ratios = [sign * estimate(c) / e for c, e in zip(comps, effects)]
+    worst = int(np.argmin(ratios))
+    if not can_test(comps[worst]):
+        return ratios[worst], float("nan"), float("nan")
+    low, high = sorted(sign * b / effects[worst] for b in interval95(comps[worst]))
+    return ratios[worst], low, high
 
 
 def reported_value(paper: str, ref: dict) -> float | None:
@@ -251,13 +328,10 @@ def reported_value(paper: str, ref: dict) -> float | None:
 
 
 def paper_effects(paper: str, claim: dict) -> list[float] | None:
-    """The paper's effect(s) the size is half of: its stated margin, else left - right (argmax/argmin: expect's lead
-    over each other cell) on its reported numbers; None when there is no size."""
-    if claim["kind"] == "within":
-        return None
-    if claim["kind"] == "greater" and "margin" in claim:
-        return [float(claim["margin"])] if claim["margin"] else None
-    if claim.get("figure_only"):
+    """The paper's own effect(s) on its reported numbers, the descriptive ratio's denominator: left - right
+    (argmax/argmin: expect's lead over each other cell); None for a within claim, a figure, a missing number, or
+    when the paper's numbers show no effect in the claim's direction."""
+    if claim["kind"] == "within" or claim.get("figure_only"):
         return None
     if claim["kind"] == "greater":
         refs = [claim["left"], claim["right"]]
@@ -274,8 +348,26 @@ def paper_effects(paper: str, claim: dict) -> list[float] | None:
     return effects if min(effects) > 0 else None
 
 
-def decided(p_for: float, p_against: float) -> str:
-    return "inconclusive" if (p_for < ALPHA) == (p_against < ALPHA) else "holds" if p_for < ALPHA else "fails"
+def margin_of(claim: dict) -> float | None:
+    """The size verdict's bar: the margin the paper states (with its sentence), None without one."""
+    if "margin" not in claim:
+        return None
+    assert claim["kind"] != "within" and claim["margin"] > 0 and str(claim.get("margin_quote", "")).strip()
+    return float(claim["margin"])
+
+
+def decided(p_for: float, p_against: float, p_adjusted: float) -> str:
+    """One bar both ways: the adjusted two-sided p below ALPHA, the side with the smaller one-sided p."""
+    if p_adjusted >= ALPHA or p_for == p_against:
+        return "inconclusive"
+    return "holds" if p_for < p_against else "fails"
+
+
+def close(committed: str, expected: float) -> bool:
+    """A committed number ("" for none) against the recomputed one (NaN for none), to the CSV's 4 decimals."""
+    if committed == "" or np.isnan(expected):
+        return committed == "" and np.isnan(expected)
+    return float(committed) == pytest.approx(expected, abs=DECIMALS)
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -286,59 +378,58 @@ def test_every_committed_verdict_is_recomputed_from_the_run_records(paper):
         c["id"]: c
         for c in yaml.safe_load((settings.REPO_ROOT / "papers" / paper / "claims.yaml").read_text())["claims"]
     }
-    direction, size = {}, {}
+    family = []  # (claim, "" for the direction or "size_" for the size, p for, p against): one Holm family
     checked = 0
     for _, row in committed.iterrows():
+        assert row["direction_status"] == row["status"], row["claim"]
         if row["status"] in ("not run", "same runs"):
-            assert row["evidence"] == "" and row["p_value"] == ""
+            assert row["evidence"] == "" and row["p_value"] == "" and row["size_status"] == row["status"]
             continue
         claim, evidence = claims[row["claim"]], json.loads(row["evidence"])
         for cell in evidence:
             check_values_trace(cell, row["claim"])
         constants = [len(e["values"]) == 1 and len(e["run_ids"]) >= 1 and _deterministic(e) for e in evidence]
-        k = 1 if claim["kind"] in ("greater", "within") else len(evidence) - 1
-        found = recompute(claim, evidence, constants, [0.0] * k)
+        comps = comparisons(claim, evidence, constants)
+        assert float(row["effect"]) == pytest.approx(effect(claim, comps), abs=DECIMALS), row["claim"]
+        found = recompute(claim, comps, 0.0)
         if found is None:
-            assert row["p_value"] == "" and row["status"] == "inconclusive", row["claim"]
+            assert row["p_value"] == row["correction"] == "" and row["status"] == "inconclusive", row["claim"]
         else:
-            direction[row["claim"]] = found
-        effects = paper_effects(paper, claim)
-        if effects is None:
-            assert row["size_status"] == "no size" and row["size_p_value"] == "", row["claim"]
+            family.append((row["claim"], "", *found))
+        margin = margin_of(claim)
+        if margin is None:  # no size verdict: the paper states no margin (or an equivalence claim)
+            assert row["size_status"] == "no size", row["claim"]
+            assert row["size_p_value"] == row["size_target"] == row["size_effect"] == "", row["claim"]
         else:
-            tolerance = claim.get("size_tolerance")
-            if tolerance is not None:
-                found = recompute(claim, evidence, constants, [0.0], equivalence=(effects[0], tolerance))
-            else:
-                found = recompute(claim, evidence, constants, [FRACTION * e for e in effects])
-            if len(effects) == 1:
-                target = effects[0] if tolerance is not None else FRACTION * effects[0]
-                assert float(row["size_target"]) == pytest.approx(target, rel=1e-6), row["claim"]
+            assert float(row["size_target"]) == pytest.approx(margin), row["claim"]
+            assert float(row["size_effect"]) == pytest.approx(effect(claim, comps) - margin, abs=DECIMALS), row["claim"]
+            found = recompute(claim, comps, margin)
             if found is None:
                 assert row["size_p_value"] == "" and row["size_status"] == "inconclusive", row["claim"]
             else:
-                size[row["claim"]] = found
+                family.append((row["claim"], "size_", *found))
+        described = ratio(claim, comps, paper_effects(paper, claim))  # descriptive, with or without a margin
+        if described is None:
+            assert row["size_ratio"] == row["size_ratio_low"] == row["size_ratio_high"] == "", row["claim"]
+        else:
+            for column, value in zip(("size_ratio", "size_ratio_low", "size_ratio_high"), described):
+                assert close(row[column], value), (row["claim"], column, row[column], value)
         checked += 1
     assert checked > 0 or paper == "tncse"
-    for family, status_column, p_column, adjusted_column in (
-        (direction, "status", "p_value", "p_adjusted"),
-        (size, "size_status", "size_p_value", "size_p_adjusted"),
-    ):
-        if not family:
-            continue
-        names = list(family)
-        adjusted_for = bh([family[n][0] for n in names]) if len(names) > 1 else [family[n][0] for n in names]
-        adjusted_against = holm([family[n][1] for n in names]) if len(names) > 1 else [family[n][1] for n in names]
-        for name, q_for, q_against in zip(names, adjusted_for, adjusted_against):
-            row = committed[committed["claim"] == name].iloc[0]
-            status = decided(q_for, q_against)
-            assert row[status_column] == status, (name, status_column, q_for, q_against)
-            raw = family[name][1] if status == "fails" else family[name][0]
-            # 3 significant digits in the CSV: a relative rounding of at most 5e-3
-            assert float(row[p_column]) == pytest.approx(raw, rel=5e-3, abs=1e-12), (name, p_column)
-            assert float(row[adjusted_column]) == pytest.approx(
-                q_against if status == "fails" else q_for, rel=5e-3, abs=1e-12
-            ), (name, adjusted_column)
+    if not family:
+        return
+    raw = [min(1.0, 2 * min(p_for, p_against)) for _, _, p_for, p_against in family]
+    adjusted = holm(raw) if len(raw) > 1 else raw
+    words = f"Holm over the paper's {len(raw)} tests (two-sided)" if len(raw) > 1 else "none (one test)"
+    rows = committed.set_index("claim")
+    for (name, prefix, p_for, p_against), p, q in zip(family, raw, adjusted):
+        row = rows.loc[name]
+        status = decided(p_for, p_against, q)
+        assert row[f"{prefix}status" if prefix else "status"] == status, (name, prefix, p_for, p_against, q)
+        # 3 significant digits in the CSV: a relative rounding of at most 5e-3
+        assert float(row[f"{prefix}p_value"]) == pytest.approx(p, rel=5e-3, abs=1e-12), (name, prefix, "p_value")
+        assert float(row[f"{prefix}p_adjusted"]) == pytest.approx(q, rel=5e-3, abs=1e-12), (name, prefix, "adjusted")
+        assert row["correction"] == words, name
 
 
 def check_values_trace(cell: dict, claim: str) -> None:

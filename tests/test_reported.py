@@ -253,14 +253,19 @@ def test_claim_verdicts_on_a_reproduced_style_table():
         "text": "t",
         "kind": "greater",
         "margin": 10,
+        "margin_quote": "by 10 points",
         "left": {"table": "Table 3", "row": "p=0.1", "column": "STS-B"},
         "right": {"table": "Table 3", "row": "fixed 0.1", "column": "STS-B"},
     }
     verdict = evaluate(claim, table)
     assert (verdict.status, verdict.size_status) == ("holds", "fails")  # the direction holds; not by 10 points
-    no_margin = {k: v for k, v in claim.items() if k != "margin"}
-    assert evaluate(no_margin, table).size_status == "holds"  # no stated size: half the table's own effect
-    assert evaluate({**claim, "margin": 0}, table).size_status == "no size"  # a stated margin of 0 is the direction
+    assert verdict.size_target == 10 and verdict.size_effect == pytest.approx(1.0 - 10)
+    assert evaluate({**claim, "margin": 0.5}, table).size_status == "holds"  # +1 reaches a stated 0.5
+    assert evaluate({**claim, "margin": 1.5}, table).size_status == "fails"  # not half of it: the margin itself
+    no_margin = {k: v for k, v in claim.items() if k not in ("margin", "margin_quote")}
+    plain = evaluate(no_margin, table)
+    assert (plain.status, plain.size_status, plain.size_target) == ("holds", "no size", None)  # no stated size
+    assert plain.size_detail.startswith("the paper states no margin")
     assert evaluate({**claim, "right": {"table": "Table 9", "row": "r", "column": "c"}}, table).status == "not run"
     assert evaluate({**claim, "kind": "within", "tolerance": 1.0}, table).status == "holds"
     assert lookup(table, {"table": "Table 3", "row": "p=0.1", "column": "STS-B"}) == 80.0

@@ -52,7 +52,7 @@ def test_smoke_profile_through_the_notebook(isolated_outputs):
     claims = pd.read_csv(tables / "claims.csv").set_index("claim")
     assert set(claims["status"]) <= {"holds", "fails", "inconclusive", "not run"}
     assert claims.loc["sup-beats-unsup", "n"] == "2 vs 2" and claims.loc["sup-beats-unsup", "test"].startswith(
-        "Welch one-sided (independent:"
+        "Welch two-sided (independent:"
     )  # unsup. and sup. train on different data: no shared data order
     assert claims.loc["dropout-0.1-is-best", "n"].startswith("2 vs 2,2,2,2,2,2,2")  # every claim row: headline seeds
     assert claims.loc["hard-negatives-help", "status"] == "not run"

@@ -1,7 +1,7 @@
 """The test behind each kind of claim, on the seeds of its cells (:mod:`sentemb.report.comparison`): ``greater``
-one-sided each way (the verdict two-sided at ``ALPHA``; against the paper's stated margin for the size verdict), ``within`` by TOST, ``argmax`` / ``argmin``
-by an intersection-union test over the k others; each an :class:`Outcome` for :mod:`sentemb.report.claims` to decide
-and correct."""
+one-sided each way (the verdict two-sided at ``ALPHA``; against the paper's stated margin for the size verdict),
+``within`` by TOST, ``argmax`` / ``argmin`` by an intersection-union test over the k others; each an :class:`Outcome`
+for :mod:`sentemb.report.claims` to decide and correct."""
 
 from __future__ import annotations
 

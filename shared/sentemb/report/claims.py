@@ -211,7 +211,10 @@ def _margin(claim: dict) -> tuple[float | None, str]:
         return None, "an equivalence claim: its tolerance is its size"
     if "margin" not in claim:
         return None, "the paper states no margin: its effect is compared descriptively (ratio)"
-    return float(claim["margin"]), f'the paper\'s stated margin {float(claim["margin"]):g} ("{claim["margin_quote"]}")'
+    margin, quote = float(claim["margin"]), str(claim.get("margin_quote", "")).strip()
+    if margin <= 0 or not quote:
+        raise ConfigError(f"claim {claim['id']!r}: a margin must be > 0 and quote the paper's sentence (margin_quote)")
+    return margin, f'the paper\'s stated margin {margin:g} ("{quote}")'
 
 
 def _reported_values(claim: dict, reported: pd.DataFrame | None) -> list[float] | None:
@@ -262,7 +265,7 @@ def evaluate(
 ) -> Verdict:
     """Both verdicts of one claim on ``table`` (on seeds if it has a ``values`` column, else on the numbers), decided
     on its own p-values (:func:`evaluate_all` corrects them for the paper's other claims); ``reported``: the paper's
-    numbers, for the size the paper's own effect sets (default: ``table`` itself when it has no seeds); ``identify``:
+    numbers, for the descriptive ratio of the reproduced effect to the paper's (none without them); ``identify``:
     which of the paper's cells a reference is (for :func:`corrected`'s same-runs check)."""
     refs = _cells_of(claim)
     seeds = "values" in table.columns

@@ -168,8 +168,6 @@ def design(left_ids: list[str], right_ids: list[str], profile: str, lookup: Reco
     left, right = _units(left_ids, profile, lookup), _units(right_ids, profile, lookup)
     if left is None or right is None:
         return _independent("independent: a run record is missing")
-    if set(left_ids) & set(right_ids):
-        return _independent("independent: the cells share runs")
     for side, units in (("left", left), ("right", right)):
         seeds = [u.seed for u in units]
         if len(set(seeds)) < len(seeds):
@@ -178,6 +176,8 @@ def design(left_ids: list[str], right_ids: list[str], profile: str, lookup: Reco
                 f"descriptive: the {side} cell's {len(units)} values come from runs of seed {', '.join(repeated)} "
                 "(grid points of one seed, not replicates; replicates differ in seed): no test"
             )
+    if set(left_ids) & set(right_ids):
+        return _independent("independent: the cells share runs")
     for side, units in (("left", left), ("right", right)):
         shared = _shared_init_run(units)
         if shared is not None:
