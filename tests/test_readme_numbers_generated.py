@@ -16,6 +16,7 @@ READMES = [ROOT / "README.md", *sorted((ROOT / "papers").glob("*/README.md"))]
 
 P_VALUE = re.compile(r"\bp\s*(=|<|>|≤|≥|≈)\s*[0-9]*\.?[0-9]+(e-?\d+)?\b|\bp-values? of [0-9]*\.[0-9]")
 SEEDS_NUMBER = re.compile(r"±\s*\d+(\.\d+)?\s*\(\d+\)")
+ITALIC_VERDICT = re.compile(r"\*(holds?|fails?|inconclusive)\*")  # how the READMEs write a verdict
 SIGNED_EFFECT = re.compile(r"(?<![\w.])[+−-]\d+\.\d")
 VERDICT = re.compile(r"\b(holds?|fails?|inconclusive|hold|held)\b", re.IGNORECASE)
 
@@ -42,8 +43,8 @@ def hand_written(text: str) -> list[tuple[int, str]]:
 
 def offences(text: str, ids: set[str]) -> list[str]:
     """What the hand-written lines of ``text`` state that only the generator may: p-values, ``± (n)`` numbers, and
-    a claim's verdict (a verdict word on a line that names a claim id or gives a signed effect such as +0.29; a rule
-    such as "a claim *holds* only when seeds can tell" names neither)."""
+    a claim's verdict (an italic verdict word, as the READMEs write one, or a verdict word on a line that names a claim
+    id or gives a signed effect such as +0.29; a rule such as "a claim holds only when seeds can tell" is neither)."""
     found = []
     for number, line in hand_written(text):
         if P_VALUE.search(line):
@@ -51,7 +52,7 @@ def offences(text: str, ids: set[str]) -> list[str]:
         if SEEDS_NUMBER.search(line):
             found.append(f"line {number}: a '± (n)' number: {line.strip()[:120]}")
         named = any(re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", line) for i in ids)
-        if VERDICT.search(line) and (named or SIGNED_EFFECT.search(line)):
+        if ITALIC_VERDICT.search(line) or (VERDICT.search(line) and (named or SIGNED_EFFECT.search(line))):
             found.append(f"line {number}: a verdict: {line.strip()[:120]}")
     return found
 
@@ -73,5 +74,6 @@ def test_the_check_fails_on_a_planted_verdict_and_p_value_and_passes_them_inside
     assert offences("SimCSE averages 75.78 ± 0.20 (3).\n", ids)
     inside = f"<!-- generated: by the notebook -->\n{planted}75.78 ± 0.20 (3)\n<!-- /generated -->\n"
     assert offences(inside, ids) == []
-    assert offences("A claim *holds* or *fails* only when seeds can tell at 0.05.\n", ids) == []  # a rule
+    assert offences("A claim holds or fails only when seeds can tell at 0.05.\n", ids) == []  # a rule
+    assert offences('"The optimal m is 0.9" is *inconclusive* here.\n', ids)  # a verdict on a quoted claim
     assert offences("The direction holds here (-1.20 points).\n", ids)  # a verdict with its effect
