@@ -165,6 +165,19 @@ def test_senteval_tar_comes_from_the_same_commit():
     assert registry.SOURCES["senteval.tar"].endswith(f"/resolve/{registry.SIMCSE_DATASETS_REVISION}/senteval.tar")
 
 
+def test_every_hub_url_follows_hf_endpoint(monkeypatch):
+    monkeypatch.delenv("HF_ENDPOINT", raising=False)
+    assert registry.source_url("senteval.tar").startswith("https://huggingface.co/datasets/princeton-nlp/")
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:8123/")
+    hub = [f for f in registry.all_files() if f.url and "/resolve/" in f.url]
+    assert hub and all(f.url.startswith("http://127.0.0.1:8123/datasets/princeton-nlp/") for f in hub)
+    assert registry.source_url("senteval.tar") == (
+        f"http://127.0.0.1:8123/datasets/princeton-nlp/datasets-for-simcse/resolve/"
+        f"{registry.SIMCSE_DATASETS_REVISION}/senteval.tar"
+    )
+    assert not any("huggingface.co" in (registry.source_url(s) or "") for s in registry.SOURCES)
+
+
 @pytest.mark.parametrize("dataset", sorted(TRAINING_FILES))
 def test_training_files_have_their_sha256(dataset):
     (entry,) = registry.files_of(dataset)

@@ -32,7 +32,7 @@ from typing import Iterator
 
 from sentemb import settings
 from sentemb.data.files import check
-from sentemb.data.registry import SOURCES, DataFile, datasets, files_of
+from sentemb.data.registry import DataFile, datasets, files_of, source_url
 from sentemb.errors import DataError
 from sentemb.progress import progress
 
@@ -183,7 +183,7 @@ def fetch(dataset: str) -> list[Path]:
     root = settings.download_root()
     files = files_of(dataset)
     for source in sorted({f.source for f in files}):
-        url = SOURCES[source]
+        url = source_url(source)
         if url is None:
             raise DataError(f"dataset {dataset!r} is not downloadable ({source}); set SENTEMB_DATA to use it")
         lacking = [f for f in files if f.source == source and not _present(f, root)]
@@ -222,5 +222,5 @@ def downloadable() -> list[str]:
     return [
         d
         for d in datasets()
-        if d not in FULL_PROFILE_CORPORA and all(SOURCES[f.source] is not None for f in files_of(d))
+        if d not in FULL_PROFILE_CORPORA and all(source_url(f.source) is not None for f in files_of(d))
     ]

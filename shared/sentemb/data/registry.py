@@ -19,6 +19,7 @@ pinned to one commit of that repo (:data:`SIMCSE_DATASETS_REVISION`), so what is
 from __future__ import annotations
 
 import csv
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,9 +35,8 @@ REGISTRY_TSV = Path(__file__).with_name("registry.tsv")
 # At this commit wiki1m_for_simcse.txt and nli_for_simcse.csv are still the files of the repo's "init"
 # commit d0065b9a050f8aa53170ab639f5a1f3c643fa9ef, whose pages give their sha256 (see registry.tsv).
 SIMCSE_DATASETS_REVISION = "e145e8bb659b2aa2669f32ef79cb4cdef6c58fef"
-_SIMCSE_DATASETS = (
-    f"https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/{SIMCSE_DATASETS_REVISION}"
-)
+HUB = "https://huggingface.co"  # the Hugging Face hub; HF_ENDPOINT (a mirror, as huggingface_hub reads it) replaces it
+_SIMCSE_DATASETS = "{hub}/datasets/princeton-nlp/datasets-for-simcse/resolve/" + SIMCSE_DATASETS_REVISION
 
 # Where the full profile downloads each source (SimCSE's own download scripts use the same files, at main).
 SOURCES = {
@@ -50,6 +50,18 @@ SOURCES = {
 }
 
 
+def hub_endpoint() -> str:
+    """The hub's address: ``$HF_ENDPOINT`` when set (researchers behind a mirror set it; huggingface_hub and datasets
+    read it too), else :data:`HUB`."""
+    return (os.environ.get("HF_ENDPOINT", "").strip() or HUB).rstrip("/")
+
+
+def source_url(source: str, name: str = "") -> str | None:
+    """The download address of ``source`` (a key of :data:`SOURCES`) for file ``name``; None when it has none."""
+    template = SOURCES[source]
+    return None if template is None else template.format(hub=hub_endpoint(), name=name)
+
+
 @dataclass(frozen=True)
 class DataFile:
     dataset: str
@@ -61,8 +73,7 @@ class DataFile:
 
     @property
     def url(self) -> str | None:
-        template = SOURCES[self.source]
-        return None if template is None else template.format(name=self.relpath.rsplit("/", 1)[-1])
+        return source_url(self.source, self.relpath.rsplit("/", 1)[-1])
 
 
 @lru_cache(maxsize=1)
