@@ -185,3 +185,14 @@ def test_every_rank_resumes_its_random_streams_exactly(tmp_path):
         progress=False,
     )
     assert one.losses[0] != reference["losses"][0]
+
+
+def test_a_rank_uses_its_local_gpu_or_the_one_the_scheduler_shows_it():
+    from sentemb.distributed import local_device_index
+
+    assert [local_device_index(r, 4) for r in range(4)] == [0, 1, 2, 3]  # torchrun: the node's GPUs all visible
+    assert [local_device_index(r, 1) for r in range(4)] == [0, 0, 0, 0]  # one GPU shown to each task
+    with pytest.raises(RuntimeError, match="only 2 GPUs are visible"):
+        local_device_index(3, 2)
+    with pytest.raises(RuntimeError, match="no GPU"):
+        local_device_index(0, 0)

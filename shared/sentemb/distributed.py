@@ -58,13 +58,30 @@ def collective_timeout() -> datetime.timedelta:
     return datetime.timedelta(minutes=float(os.environ.get("SENTEMB_DDP_TIMEOUT_MIN", "1440")))
 
 
+def local_device_index(local_rank: int, visible: int) -> int:
+    """The GPU a rank uses among the ``visible`` ones: ``LOCAL_RANK`` when the node's GPUs are all visible (torchrun,
+    or Slurm without binding), 0 when the scheduler shows each task its own GPU only (``--gpus-per-task``, or
+    submitit's exports with ``CUDA_VISIBLE_DEVICES`` set per task), so that ranks above 0 do not ask for a GPU they
+    cannot see."""
+    if visible < 1:
+        raise RuntimeError("no GPU is visible to this rank")
+    if visible == 1:
+        return 0
+    if local_rank >= visible:
+        raise RuntimeError(
+            f"LOCAL_RANK {local_rank} but only {visible} GPUs are visible: start at most {visible} processes a node, "
+            "or let the scheduler show each task one GPU"
+        )
+    return local_rank
+
+
 def init_from_environment() -> bool:
     """Join the process group torchrun describes (WORLD_SIZE > 1 in the environment); True when distributed.
-    Each rank uses GPU ``LOCAL_RANK`` when there are GPUs."""
+    Each rank uses the GPU :func:`local_device_index` names when there are GPUs."""
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1 or (dist.is_available() and dist.is_initialized()):
         return active()
     if torch.cuda.is_available():
-        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(local_device_index(int(os.environ.get("LOCAL_RANK", "0")), torch.cuda.device_count()))
         dist.init_process_group("nccl", timeout=collective_timeout())
     else:
         dist.init_process_group("gloo", timeout=collective_timeout())
