@@ -26,7 +26,7 @@ def fake_record(spec: RunSpec) -> dict:
         "metrics": {"stsb_dev_spearman": 0.5},
         "training": None,
         "timing": {"total_seconds": 1.0},
-        "provenance": {"commit": "0123456789abcdef"},
+        "provenance": {"commit": "0123456789abcdef", "backbone_revision": "random"},
     }
 
 

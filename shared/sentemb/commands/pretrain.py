@@ -75,9 +75,7 @@ def cmd_pretrain(args) -> int:
 
 
 def add_pretrain_arguments(p: argparse.ArgumentParser) -> None:
-    from sentemb.pretrain import vocabulary
-    from sentemb.pretrain.carry import MODES, REWARM_STEPS
-    from sentemb.pretrain.configs import ATTENTIONS, SCHEDULES, SIZES, PretrainConfig
+    from sentemb.pretrain.configs import SIZES, PretrainConfig
 
     default = PretrainConfig()
     sizes = "; ".join(
@@ -134,6 +132,15 @@ def add_pretrain_arguments(p: argparse.ArgumentParser) -> None:
         help="autocast of the encoder (default %(default)s: on a GPU, and on a CPU with avx512_bf16 or AMX, about "
         "1.5x faster there than fp32; emulated and slow on other CPUs); the MLM head and the loss are fp32 always",
     )
+    _add_recipe_arguments(p, default)
+    _add_session_arguments(p)
+
+
+def _add_recipe_arguments(p: argparse.ArgumentParser, default) -> None:
+    """Issue 65's recipe options: the vocabulary, the masking rate, the schedule and the speed options."""
+    from sentemb.pretrain import vocabulary
+    from sentemb.pretrain.configs import ATTENTIONS, SCHEDULES
+
     p.add_argument(
         "--vocab",
         default=default.vocab,
@@ -173,6 +180,13 @@ def add_pretrain_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--fused-adamw", action="store_true", help="torch's fused AdamW kernel (the same update)")
     p.add_argument("--adam-beta2", type=float, default=default.adam_beta2, help="AdamW's beta2 (%(default)s)")
+
+
+def _add_session_arguments(p: argparse.ArgumentParser) -> None:
+    """Where the run lives across sessions and machines: its deadline, its carried state, a milestone's source, its
+    directory, the tokenizer of MiniLM's vocabulary and publishing."""
+    from sentemb.pretrain.carry import MODES, REWARM_STEPS
+
     p.add_argument(
         "--stop-at",
         metavar="TIME",

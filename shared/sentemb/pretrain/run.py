@@ -234,12 +234,9 @@ def pretrain(
     carry_mode: str = "exact",
     branch_from: Path | None = None,
 ) -> dict | None:
-    """Train (or continue) the run ``config`` in ``out``; its record, or None when it stopped before its end as if
-    interrupted, leaving ``state.pt`` (and the carried state when ``carry`` is given): at step ``stop_after``, or at
-    the first step ending after ``deadline`` (a ``time.time()``). ``tokenizer_source``: with MiniLM's vocabulary, a
-    backbone name or model directory whose tokenizer is used (its vocabulary's sha256 is recorded; the run id does
-    not depend on where it was read). ``branch_from``: a run folder or carry folder whose state this run starts from
-    (a milestone; the settings must agree up to this run's decay)."""
+    """Train (or continue) the run ``config`` in ``out``; its record, or None when it stopped before its end (at step
+    ``stop_after``, or by ``deadline``, a ``time.time()``: :func:`_late`), leaving ``state.pt`` and the ``carry``.
+    ``tokenizer_source``: MiniLM's vocabulary read from there; ``branch_from``: see :func:`branch`."""
     directory = output_dir(config, out)
     if (directory / "record.json").exists():
         raise SentembError(
@@ -247,12 +244,8 @@ def pretrain(
             "  Fix: choose another --out, or delete that directory first."
         )
     device = device or torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if config.vocab == vocabulary.MINILM_VOCAB:
-        tokenizer = load_tokenizer(tokenizer_source)
-    else:
-        tokenizer, tokenizer_source = vocabulary.load(config.vocab), f"vocabulary {config.vocab}"
-    corpus = load_corpus(tokenizer, config.max_len)
-    setup = Setup(config, directory, out, device, tokenizer, tokenizer_source, corpus)
+    setup = _setup(config, directory, out, device, tokenizer_source)
+    tokenizer, corpus = setup.tokenizer, setup.corpus
     model = build_model(config.size, len(tokenizer), config.seed, config.dropout, config.attention).to(device)
     schedule = Schedule(config)
     optimization = optimization_for(model, config, device, schedule)
@@ -261,21 +254,7 @@ def pretrain(
     heldout = HeldOut(corpus, collator(tokenizer), config, device)
 
     state_file = directory / "state.pt"
-    state = PretrainState.load(state_file, config, model, optimization, schedule)
-    branched, resumed = None, "state.pt" if state is not None else "start"
-    if state is not None and carried.exists(carry) and carried.step_of(carry) > state.step:
-        print(f"[pretrain] the carried state in {carry} is further on than {state_file}: continuing from it")
-        state = None  # another machine took the run further: its carried state wins over this cache's
-    if state is None and carried.exists(carry):
-        state = PretrainState.carried(carry, config.as_dict(), model, optimization, schedule)
-        resumed = f"carried state ({carried.mode_of(carry)})"
-        print(f"[pretrain] resuming from the carried state in {carry} at step {state.step} of {config.steps}")
-    elif state is None and branch_from is not None:
-        state, branched = branch(branch_from, config, model, optimization, schedule)
-        resumed = f"branch of {branched['run_id']}"
-        print(f"[pretrain] starting from {branch_from}'s state at step {state.step}, decaying to step {config.steps}")
-    elif state is not None:
-        print(f"[pretrain] resuming {directory} at step {state.step} of {config.steps}")
+    state, branched, resumed = _starting_state(state_file, carry, branch_from, config, model, optimization, schedule)
     if state is None:
         torch.manual_seed(config.seed)
         state = PretrainState.fresh(model, heldout.loss(model))
@@ -283,15 +262,6 @@ def pretrain(
     state.processes.append(
         {"from_step": state.step, "started_utc": now, "resumed_from": resumed, **provenance.code_version()}
     )
-
-    def stop(reason: str) -> None:
-        state.save(state_file, config, model, optimization, started, schedule)
-        if carry is not None:
-            size = carried.save(
-                carry, carry_mode, config.as_dict(), model, optimization, state, schedule, state.seconds(started)
-            )
-            print(f"[pretrain] carried the state at step {state.step} into {carry} ({size / 1e6:.1f} MB, {carry_mode})")
-        print(f"[pretrain] stopped at step {state.step} ({reason}); the same command continues the run")
 
     started, first_step = time.perf_counter(), state.step
     model.train()
@@ -306,21 +276,19 @@ def pretrain(
         state.window.append(loss.detach())  # read at the next evaluation: no wait for the device inside a step
         bar.update(1)
         schedule.observe(state.step, state.seconds(started))
-        if bar.total != schedule.total:
-            bar.total = schedule.total
+        bar.total = schedule.total
         evaluated = state.step % config.eval_every == 0 or schedule.finished(state.step)
         if evaluated:
             state.evaluated(model, heldout.loss(model), started)
             train_loss, heldout_loss = state.curves["train"][-1][1], state.curves["heldout"][-1][1]
             bar.set_postfix(train=f"{train_loss:.3f}", heldout=f"{heldout_loss:.3f}")
             state.save(state_file, config, model, optimization, started, schedule)
-        # the deadline: at the last evaluation whose next one would end after it (the kept weights are then the
-        # current ones, and the carried state holds them once), or at the deadline itself
-        per_step = (time.perf_counter() - started) / (state.step - first_step)
-        late = deadline is not None and time.time() + (per_step * config.eval_every if evaluated else 0) >= deadline
+        late = _late(deadline, (time.perf_counter() - started) / (state.step - first_step), config, evaluated)
         if not schedule.finished(state.step) and (state.step == stop_after or late):
             bar.close()
-            stop("--stop-after" if state.step == stop_after else "the deadline")
+            state.save(state_file, config, model, optimization, started, schedule)
+            _carry(carry, carry_mode, config, model, optimization, state, schedule, state.seconds(started))
+            print(f"[pretrain] stopped at step {state.step}; the same command continues the run")
             return None
     bar.close()
 
@@ -329,6 +297,60 @@ def pretrain(
     state_file.unlink(missing_ok=True)
     carried.remove(carry)
     return record
+
+
+def _late(deadline: float | None, per_step: float, config: PretrainConfig, evaluated: bool) -> bool:
+    """Whether to stop for the deadline now: at the last evaluation whose next one would end after it (the kept
+    weights are then the current ones, and the carried state holds them once), or at the deadline itself."""
+    return deadline is not None and time.time() + (per_step * config.eval_every if evaluated else 0) >= deadline
+
+
+def _carry(
+    carry: Path | None, mode: str, config: PretrainConfig, model, optimization, state, schedule, seconds
+) -> None:
+    if carry is not None:
+        size = carried.save(carry, mode, config.as_dict(), model, optimization, state, schedule, seconds)
+        print(f"[pretrain] carried the state at step {state.step} into {carry} ({size / 1e6:.1f} MB, {mode})")
+
+
+def _setup(config: PretrainConfig, directory: Path, out, device: torch.device, tokenizer_source: str) -> Setup:
+    """The run's tokenizer (MiniLM's, read from ``tokenizer_source``, or a committed WordPiece) and packed text."""
+    if config.vocab == vocabulary.MINILM_VOCAB:
+        tokenizer = load_tokenizer(tokenizer_source)
+    else:
+        tokenizer, tokenizer_source = vocabulary.load(config.vocab), f"vocabulary {config.vocab}"
+    corpus = load_corpus(tokenizer, config.max_len)
+    return Setup(config, directory, out, device, tokenizer, tokenizer_source, corpus)
+
+
+def _starting_state(
+    state_file: Path,
+    carry: Path | None,
+    branch_from: Path | None,
+    config: PretrainConfig,
+    model,
+    optimization: Optimization,
+    schedule: Schedule,
+) -> tuple[PretrainState | None, dict | None, str]:
+    """Where the run starts: this cache's ``state.pt``, the carried state when it is further on (or the cache has
+    none: a fresh machine), a branch of another run's state, or nothing (a fresh start); with the branch's source
+    and the words for the process record."""
+    state = PretrainState.load(state_file, config, model, optimization, schedule)
+    branched, resumed = None, "state.pt" if state is not None else "start"
+    if state is not None and carried.exists(carry) and carried.step_of(carry) > state.step:
+        print(f"[pretrain] the carried state in {carry} is further on than {state_file}: continuing from it")
+        state = None  # another machine took the run further: its carried state wins over this cache's
+    if state is None and carried.exists(carry):
+        state = PretrainState.carried(carry, config.as_dict(), model, optimization, schedule)
+        resumed = f"carried state ({carried.mode_of(carry)})"
+        print(f"[pretrain] resuming from the carried state in {carry} at step {state.step} of {config.steps}")
+    elif state is None and branch_from is not None:
+        state, branched = branch(branch_from, config, model, optimization, schedule)
+        resumed = f"branch of {branched['run_id']}"
+        print(f"[pretrain] starting from {branch_from}'s state at step {state.step}, decaying to step {config.steps}")
+    elif state is not None:
+        print(f"[pretrain] resuming {state_file.parent} at step {state.step} of {config.steps}")
+    return state, branched, resumed
 
 
 def branch(
