@@ -9,6 +9,7 @@ import pytest
 from papers.overview import experiments, summary, tables
 from sentemb import archive_coverage
 from sentemb.paper import get_paper
+from sentemb.profiles import get_profile
 from sentemb.settings import REPO_ROOT
 
 TEMPLATE = REPO_ROOT / "results" / "runs" / "small"
@@ -240,3 +241,56 @@ def test_methods_by_backbone_sets_each_rows_seeds_on_both_backbones_beside_their
     assert table.loc["unsup", "raw minus untrained mean pooling"] == pytest.approx(5.0)
     assert table.loc["unsup", "small minus untrained mean pooling"] == pytest.approx(-2.0)
     assert table.loc["sup", "raw n"] == 0 and math.isnan(table.loc["sup", "raw mean"])
+
+
+def test_pretraining_curve_has_a_point_per_archive_backbone_and_milestone_with_its_tokens(monkeypatch, tmp_path):
+    """The raw profile's backbone (an archive-made folder with its pretraining record) gives a point per method with
+    the seeds in its store; a milestone record gives its untrained rows (one run each), a milestone already a
+    profile's backbone is not counted twice; MiniLM's untrained mean pooling is the reference; small has no curve;
+    the figure renders."""
+    import json
+
+    from papers.overview import figures, pretraining_curve
+    from sentemb.paper import get_paper
+    from sentemb.runs import store
+
+    assert pretraining_curve.pretraining_curve("small").empty
+    scores = {("small", "backbone_avg"): [78.0], ("raw", "backbone_avg"): [40.0], ("raw", "unsup"): [44.0, 46.0]}
+
+    def fake(profile, on_broken="raise"):
+        grid = get_paper("simcse").grid(profile, extended=True)
+        return [
+            {"run_id": spec.run_id, "metrics": {"summary": {"Avg.": value}}}
+            for (name, row), values in scores.items()
+            if name == profile
+            for spec, value in zip(grid[row], values)
+        ]
+
+    monkeypatch.setattr(store, "all_records", fake)
+    raw_run = pretraining_curve.archive_backbone(get_profile("raw").backbone)["run_id"]
+    untrained = {"mean pooling": {"sts7": 55.0, "run_id": "a"}, "[CLS]": {"sts7": 41.0, "run_id": "b"}}
+    for name, run_id, tokens in (("later", "m1", 90_000_000), ("same", raw_run, 1)):
+        (tmp_path / f"{name}.json").write_text(
+            json.dumps(
+                {
+                    "pretraining": {"run_id": run_id, "tokens_seen": tokens, "wall_seconds": 3600, "torch_threads": 2},
+                    "heldout_loss": 3.5,
+                    "untrained_sts7": {
+                        "mean pooling": {"sts7": 55.0, "run_id": "a"},
+                        "[CLS]": {"sts7": 41.0, "run_id": "b"},
+                    },
+                }
+            )
+        )
+    table = pretraining_curve.pretraining_curve("raw", tmp_path)
+    mean_pooling = table[table["method"] == "untrained, mean pooling"]
+    assert list(mean_pooling["backbone"]) == [get_profile("raw").backbone, "later"]  # in order of tokens
+    assert list(mean_pooling["mean"]) == [40.0, 55.0]
+    assert mean_pooling["cpu_hours"].iloc[1] == pytest.approx(2.0)
+    unsup = table[table["method"] == "SimCSE unsup."].iloc[0]
+    assert unsup["n"] == 2 and unsup["mean"] == pytest.approx(45.0) and unsup["std"] == pytest.approx(2**0.5)
+    assert set(table[table["backbone"] == "later"]["method"]) == {"untrained, mean pooling", "untrained, [CLS]"}
+    reference = pretraining_curve.reference("raw")
+    assert reference["backbone"] == get_profile("small").backbone and reference["mean"] == 78.0
+    paths = figures.figure_pretraining_curve(table, reference, "raw", tmp_path / "figures")
+    assert all(p.stat().st_size > 0 for p in paths)

@@ -1,7 +1,8 @@
 """The overview's figures (``notebooks/overview.ipynb`` shows them): each draws with matplotlib and seaborn what it
 is handed (the comparison's STS records, or the pairwise tests of :func:`papers.overview.tables.pairwise`) for a
 profile, saves it with :func:`sentemb.plots.style.save` under the folder handed in and returns the paths: every
-method's 7-task STS average per seed under both protocols, and the heatmap of the pairwise tests' corrected p-values.
+method's 7-task STS average per seed under both protocols, the heatmap of the pairwise tests' corrected p-values, and
+the methods against the pretraining of the archive's backbones (:mod:`papers.overview.pretraining_curve`).
 """
 
 from __future__ import annotations
@@ -79,4 +80,43 @@ def figure_pairwise(table: pd.DataFrame, profile: str, folder):
         folder,
         "comparison_pairwise",
         f"profile {profile}; {substitutes}; SimCSE's STS protocol; results/overview/{profile}/comparison_pairwise.csv",
+    )
+
+
+def figure_pretraining_curve(table: pd.DataFrame, reference: dict, profile: str, folder):
+    """Each method's 7-STS average against the pretraining tokens of the archive's backbone it starts from (mean ±
+    std of the seeds where several ran), with all-MiniLM-L6-v2's untrained mean pooling as a labelled line."""
+    import matplotlib.pyplot as plt
+
+    style.apply()
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    for colour, (method, part) in zip(style.PALETTE, table.groupby("method", sort=False)):
+        part = part.sort_values("tokens_seen")
+        x = part["tokens_seen"] / 1e6
+        seeds = "/".join(str(n) for n in sorted(set(part["n"])))
+        label = f"{method} (n={seeds})"
+        ax.errorbar(x, part["mean"], yerr=part["std"].fillna(0), marker="o", capsize=3, color=colour, label=label)
+    if reference["n"]:
+        ax.axhline(reference["mean"], color="#444444", linestyle="--", linewidth=1)
+        ax.annotate(
+            f"{reference['backbone']}, untrained mean pooling ({reference['mean']:.1f}; contrastively trained)",
+            (0.01, reference["mean"]),
+            xycoords=("axes fraction", "data"),
+            textcoords="offset points",
+            xytext=(0, -11),
+            fontsize=8,
+            color="#444444",
+        )
+    ax.set_xlim(0, 1.1 * table["tokens_seen"].max() / 1e6)
+    ax.set_xlabel("pretraining tokens of the archive's backbone (millions)")
+    ax.set_ylabel("7 STS test tasks, Spearman x 100")
+    ax.set_title("The methods against the backbone's pretraining (SimCSE's STS protocol)", fontsize=9)
+    ax.legend(loc="center right", fontsize=8)
+    return style.save(
+        fig,
+        folder,
+        "pretraining_curve",
+        f"profile {profile}; each point a checkpoint of the archive's MLM pretraining (shared/models, "
+        f"results/pretraining); fine-tuning as in the profile; n: seeds (untrained: one run); bars: std; "
+        f"run ids in results/overview/{profile}/pretraining_curve.csv",
     )

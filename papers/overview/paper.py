@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from papers.overview import NAME, experiments, figures
+from papers.overview import NAME, experiments, figures, pretraining_curve
 from papers.overview import tables as paper_tables
 from papers.overview.summary import markdown_summary
 from sentemb import settings
@@ -56,6 +56,7 @@ class Overview(Paper):
             "claims_all": paper_tables.claims_table(profile),
             "claims_by_backbone": paper_tables.claims_by_backbone(profile),
             "methods_by_backbone": paper_tables.methods_by_backbone(profile),
+            "pretraining_curve": pretraining_curve.pretraining_curve(profile),
         }
         return tables
 
@@ -75,12 +76,17 @@ class Overview(Paper):
         return markdown_summary(build.tables)
 
     def figures(self, build):
-        """The STS comparison (each seed, from the derived STS records) and, where some pairs were tested under
-        SimCSE's protocol, the pairwise heatmap of ``comparison_pairwise``."""
+        """The STS comparison (each seed, from the derived STS records); where some pairs were tested under SimCSE's
+        protocol, the pairwise heatmap of ``comparison_pairwise``; on a profile compared with another backbone's, the
+        methods against the backbone's pretraining (``pretraining_curve``)."""
         profile, folder, pairs = build.profile.name, build.figures_dir, build.tables["comparison_pairwise"]
         paths = figures.figure_comparison(build.derived["sts"], profile, folder)
         tested = pairs[(pairs["evaluation"] == "sts") & (pairs["aggregation"] == "all")] if not pairs.empty else pairs
-        return paths + (figures.figure_pairwise(tested, profile, folder) if not tested.empty else [])
+        paths += figures.figure_pairwise(tested, profile, folder) if not tested.empty else []
+        curve = build.tables["pretraining_curve"]
+        if not curve.empty:
+            paths += figures.figure_pretraining_curve(curve, pretraining_curve.reference(profile), profile, folder)
+        return paths
 
     @staticmethod
     def wide(table, aggregation=("all", ""), index=("row",), column="column"):

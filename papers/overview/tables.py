@@ -240,6 +240,22 @@ def claims_table(profile: str) -> pd.DataFrame:
     return table[["paper", "claim", "status", "effect", "p_value", "n", "test", "link"]]
 
 
+def row_values(profile: str, method: str, by_id: dict[str, dict]) -> dict:
+    """The 7-STS test averages (``metrics.summary["Avg."]``) of ``method``'s row (:data:`ex.BACKBONE_ROWS`) in
+    ``profile``'s grid, among the records ``by_id``: mean, std, n, the values and the run ids."""
+    paper, row = ex.BACKBONE_ROWS[method]
+    specs = get_paper(paper).grid(profile, extended=True).get(row, ())
+    found = [by_id[s.run_id] for s in specs if s.run_id in by_id]
+    values = [r["metrics"]["summary"].get("Avg.", float("nan")) for r in found]
+    return {
+        "mean": float(np.mean(values)) if values else float("nan"),
+        "std": float(np.std(values, ddof=1)) if len(values) > 1 else float("nan"),
+        "n": len(values),
+        "values": ";".join(f"{v:.4f}" for v in values),
+        "run_ids": ";".join(r["run_id"] for r in found),
+    }
+
+
 def methods_by_backbone(profile: str) -> pd.DataFrame:
     """The 7 STS test tasks' average (SimCSE's protocol, Spearman x 100) of each row of :data:`ex.BACKBONE_ROWS` on
     ``profile`` and on the profile it is compared with (the same grids on another backbone), mean, std and seeds of
@@ -253,18 +269,7 @@ def methods_by_backbone(profile: str) -> pd.DataFrame:
     for method, (paper, row) in ex.BACKBONE_ROWS.items():
         out = {"method": method, "paper": paper, "row": row}
         for name, by_id in stored.items():
-            specs = get_paper(paper).grid(name, extended=True).get(row, ())
-            found = [by_id[s.run_id] for s in specs if s.run_id in by_id]
-            values = [r["metrics"]["summary"].get("Avg.", float("nan")) for r in found]
-            out.update(
-                {
-                    f"{name} mean": float(np.mean(values)) if values else float("nan"),
-                    f"{name} std": float(np.std(values, ddof=1)) if len(values) > 1 else float("nan"),
-                    f"{name} n": len(values),
-                    f"{name} values": ";".join(f"{v:.4f}" for v in values),
-                    f"{name} run_ids": ";".join(r["run_id"] for r in found),
-                }
-            )
+            out.update({f"{name} {k}": v for k, v in row_values(name, method, by_id).items()})
         rows.append(out)
     table = pd.DataFrame(rows)
     for name in (other, profile):
