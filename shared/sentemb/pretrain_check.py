@@ -132,8 +132,11 @@ def milestone_record(run_dir: Path, summary: dict) -> dict:
     keep = ("run_id", "config", "steps", "tokens_seen", "epochs", "heldout_loss", "heldout_unigram_loss", "schedule")
     return {
         "pretraining": {k: pretraining.get(k) for k in keep}
-        | {"branched_from": pretraining.get("branched_from"), "wall_seconds": pretraining.get("wall_seconds")}
-        | {"torch_threads": pretraining.get("provenance", {}).get("torch_threads")},
+        | {
+            "branched_from": pretraining.get("branched_from"),
+            "wall_seconds": pretraining.get("wall_seconds"),
+            "torch_threads": pretraining.get("provenance", {}).get("torch_threads"),
+        },
         **summary,
         "provenance": {**provenance.code_version(), "device": provenance.device_description(torch.device("cpu"))},
     }
