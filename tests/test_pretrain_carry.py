@@ -17,7 +17,7 @@ from conftest import needs_mirror
 
 from sentemb.errors import SentembError
 from sentemb.pretrain.configs import PretrainConfig
-from sentemb.pretrain.run import pretrain
+from sentemb.pretrain.run import _late, pretrain
 from sentemb.pretrain.schedule import Schedule
 
 RECIPE = dict(
@@ -162,4 +162,17 @@ def test_lossy_carries_resume_and_a_deadline_saves_and_stops(tmp_path, shared_ca
     soon = time.time() + 1.5
     assert pretrain(PretrainConfig(**{**RECIPE, "steps": 10_000}), tmp_path / "soon", deadline=soon) is None
     state = torch.load(tmp_path / "soon" / "state.pt", weights_only=False)
-    assert time.time() < soon and state["step"] % RECIPE["eval_every"] == 0 and state["best"]["step"] == state["step"]
+    assert state["step"] < 10_000 and state["step"] % RECIPE["eval_every"] == 0 and state["best"]["step"] == state["step"]
+
+
+def test_the_deadline_stops_at_the_last_evaluation_whose_next_one_would_end_after_it():
+    # the decision alone, on a clock it is handed (the wall-clock run above only shows it stops at an evaluation;
+    # how long its save takes on a loaded machine is no part of the rule)
+    config = PretrainConfig(**{**RECIPE, "steps": 10_000})
+    now = time.time()
+    chunk = 0.1 * config.eval_every  # seconds to the next evaluation at 0.1 s a step
+    assert not _late(None, 0.1, config, evaluated=True)
+    assert _late(now + chunk - 1, 0.1, config, evaluated=True)  # the next evaluation would end past it: stop now
+    assert not _late(now + chunk + 60, 0.1, config, evaluated=True)
+    assert not _late(now + 1, 0.1, config, evaluated=False)  # between evaluations: only the deadline itself stops
+    assert _late(now - 1, 0.1, config, evaluated=False)
