@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from sentemb.augment.span_sampler import sample_anchor_positive_spans
-from sentemb.data.documents import load_documents, long_enough, tokenise
+from sentemb.data.documents import kept_documents, load_documents
 from sentemb.runs.derived import ensure_data_derived
 from sentemb.spec import RunSpec
 
@@ -32,7 +32,7 @@ def sampled_spans(spec: RunSpec, n_documents: int = N_DOCUMENTS, seed: int = SEE
     lengths = {"min_span_len": params["min_span_len"], "max_span_len": params["max_span_len"]}
     tokenizer = load_tokenizer(spec.backbone)
     documents = load_documents("synthetic" if spec.synthetic_data else spec.train_data)
-    kept = long_enough(tokenise(documents, tokenizer), 2 * 2 * params["max_span_len"])
+    kept = kept_documents(documents, tokenizer, 2 * 2 * params["max_span_len"])
     rng = random.Random(seed)
     chosen = rng.sample(kept, n_documents + 1)
     cut = lambda ids: " ".join(tokenizer.decode(list(ids)).split()[:WORDS_SHOWN])  # noqa: E731

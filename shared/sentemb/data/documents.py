@@ -6,9 +6,13 @@ synthetic grammar's sentences; smoke, no data).
 Length bound: the paper (§4 "Dataset") keeps the documents of at least 2048 tokens; :func:`long_enough` applies the
 DeCLUTR objective's ``min_document_tokens`` in subword tokens (by default the span sampler's ``2 * A * l_max``; the
 grid sets one value per profile, so every run of a profile trains on the same documents in the same order).
-Limitation: documents and their token ids are held in memory as Python objects, fine for the mirror's 2.8M tokens;
-OpenWebText (over 1e9 tokens) needs a memory-mapped token store, not built yet.
-Relations: :mod:`sentemb.augment.span_sampler` (the bound), :mod:`sentemb.objectives.declutr`.
+Memory: an in-memory corpus (``wikitext2_articles``, ``synthetic``: a list of :class:`Document`) is tokenised
+whole and held as Python objects, fine for the mirror's 2.8M tokens. OpenWebText (8 M documents, about 9e9 tokens) is
+a lazy :class:`HubCorpus`, streamed from ``datasets``' memory-mapped Arrow files in batches into a memory-mapped
+token store on disk (:mod:`sentemb.data.token_store`) that keeps only the long documents; :func:`kept_documents`
+takes either, in corpus order.
+Relations: :mod:`sentemb.augment.span_sampler` (the bound), :mod:`sentemb.objectives.declutr`,
+:mod:`sentemb.data.token_store`.
 Counts per corpus and profile: docs/derivations.md#sentembdatadocumentspy
 """
 
@@ -17,8 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from pathlib import Path
 
 from sentemb.data.files import read_text
 from sentemb.data.registry import files_of
@@ -50,14 +55,15 @@ class TokenisedDocument:
     token_ids: tuple[int, ...]
 
 
-def load_documents(name: str) -> list[Document]:
-    """The documents of a corpus, in file order."""
+def load_documents(name: str) -> list[Document] | HubCorpus:
+    """The documents of a corpus, in file order: a list, or for OpenWebText a lazy :class:`HubCorpus` (nothing is
+    read until it is iterated)."""
     if name == "synthetic":
         return synthetic_documents()
     if name == MIRROR_DOCUMENTS:
         return _mirror_documents()
     if name == OPENWEBTEXT:
-        return hub_documents(OPENWEBTEXT_DATASET, revision=OPENWEBTEXT_REVISION)
+        return HubCorpus(OPENWEBTEXT_DATASET, revision=OPENWEBTEXT_REVISION)
     raise ConfigError(f"unknown document corpus {name!r}; choose from {', '.join(DOCUMENT_CORPORA)} or synthetic")
 
 
@@ -80,6 +86,84 @@ def _mirror_documents() -> list[Document]:
     return documents
 
 
+class HubCorpus:
+    """A corpus read lazily through ``datasets.load_dataset(dataset, data_files=..., split=..., revision=...)``:
+    the full profile's OpenWebText from the Hugging Face hub (downloaded once into the ``datasets`` cache), or any
+    local file the ``datasets`` builders read (``dataset="json"`` with ``data_files``). The rows stay in
+    ``datasets``' memory-mapped Arrow files; :meth:`batches` hands them out as :class:`Document` lists, in row order,
+    ids ``<dataset>:<row>``. :meth:`identity` names what would be read (the key of its token store)."""
+
+    def __init__(
+        self,
+        dataset: str,
+        data_files: str | Sequence[str] | None = None,
+        split: str = "train",
+        text_field: str = "text",
+        limit: int | None = None,
+        revision: str | None = None,
+    ) -> None:
+        self.dataset, self.split, self.text_field = dataset, split, text_field
+        self.limit, self.revision = limit, revision
+        if isinstance(data_files, str):
+            data_files = (data_files,)
+        self.data_files = tuple(data_files) if data_files else None
+        self._rows = None  # the loaded datasets.Dataset
+
+    def __repr__(self) -> str:
+        return f"HubCorpus({self.dataset!r}, revision={self.revision!r}, data_files={self.data_files!r})"
+
+    def rows(self):
+        """The ``datasets.Dataset`` (loaded once), only its text column; DataError when it cannot be loaded."""
+        if self._rows is not None:
+            return self._rows
+        import datasets
+
+        files = list(self.data_files) if self.data_files else None
+        try:
+            rows = datasets.load_dataset(self.dataset, data_files=files, split=self.split, revision=self.revision)
+        except Exception as exc:  # the datasets library raises many types (connection, file, builder) for one cause
+            raise DataError(
+                f"cannot load documents from {self.dataset!r}"
+                f"{f' ({files})' if files else ''}: {exc}.\n  Fix: the full profile needs network "
+                f"access to the Hugging Face hub, or a local copy passed as data_files."
+            ) from exc
+        if self.text_field not in rows.column_names:
+            raise DataError(f"{self.dataset!r} has no {self.text_field!r} column (columns: {rows.column_names})")
+        self._rows = rows.select_columns([self.text_field])
+        return self._rows
+
+    def __len__(self) -> int:
+        rows = self.rows()
+        return len(rows) if self.limit is None else min(self.limit, len(rows))
+
+    def batches(self, batch_size: int = 1000) -> Iterator[list[Document]]:
+        """The documents in row order, ``batch_size`` rows at a time (only one batch's texts in memory)."""
+        rows = self.rows()
+        for start in range(0, len(self), batch_size):
+            texts = rows[start : min(start + batch_size, len(self))][self.text_field]
+            yield [Document(id=f"{self.dataset}:{start + k}", text=str(t)) for k, t in enumerate(texts)]
+
+    def __iter__(self) -> Iterator[Document]:
+        for batch in self.batches():
+            yield from batch
+
+    def identity(self) -> str:
+        """What this corpus reads, as a stable JSON string: dataset, revision, split, text field, limit, the number
+        of rows and each local data file's path, size and modification time (a changed file is a new corpus)."""
+        files = []
+        for name in self.data_files or ():
+            path = Path(name)
+            stat = path.stat() if path.is_file() else None
+            files.append([str(path.resolve()), stat.st_size, stat.st_mtime_ns] if stat else name)
+        fields = {
+            "dataset": self.dataset,
+            "revision": self.revision,
+            "split": self.split,
+            "text_field": self.text_field,
+        }
+        return json.dumps({**fields, "limit": self.limit, "rows": len(self), "data_files": files}, sort_keys=True)
+
+
 def hub_documents(
     dataset: str,
     data_files: str | Sequence[str] | None = None,
@@ -88,23 +172,9 @@ def hub_documents(
     limit: int | None = None,
     revision: str | None = None,
 ) -> list[Document]:
-    """Documents through ``datasets.load_dataset(dataset, data_files=..., split=...)``: the full profile's
-    OpenWebText from the Hugging Face hub (downloaded once into the ``datasets`` cache), or any local file the
-    ``datasets`` builders read (``dataset="json"`` with ``data_files``). Document ids are ``<dataset>:<row>``."""
-    import datasets
-
-    try:
-        rows = datasets.load_dataset(dataset, data_files=data_files, split=split, revision=revision)
-    except Exception as exc:  # the datasets library raises many types (connection, file, builder) for one cause
-        raise DataError(
-            f"cannot load documents from {dataset!r}"
-            f"{f' ({data_files})' if data_files else ''}: {exc}.\n  Fix: the full profile needs network "
-            f"access to the Hugging Face hub, or a local copy passed as data_files."
-        ) from exc
-    if text_field not in rows.column_names:
-        raise DataError(f"{dataset!r} has no {text_field!r} column (columns: {rows.column_names})")
-    count = len(rows) if limit is None else min(limit, len(rows))
-    return [Document(id=f"{dataset}:{i}", text=str(rows[i][text_field])) for i in range(count)]
+    """Every document of a :class:`HubCorpus` as a list, in row order (a small corpus; OpenWebText goes through
+    :func:`kept_documents` and its token store instead). Document ids are ``<dataset>:<row>``."""
+    return list(HubCorpus(dataset, data_files, split, text_field, limit, revision))
 
 
 def synthetic_documents(n: int = 40, sentences_per_document: int = 60, seed: int = 0) -> list[Document]:
@@ -136,15 +206,46 @@ def tokenise(documents: Sequence[Document], tokenizer) -> list[TokenisedDocument
     return list(_TOKENISED[key])
 
 
+def _none_long_enough(corpus: str, min_tokens: int, longest: int, count: int) -> DataError:
+    return DataError(
+        f"no document of {corpus or 'the corpus'} has {min_tokens} subword tokens (the longest has "
+        f"{longest} of {count} documents).\n  Fix: lower min_document_tokens, or "
+        "num_anchors or max_span_len (a document needs 2 * num_anchors * max_span_len tokens), or "
+        "use longer documents."
+    )
+
+
 def long_enough(documents: Sequence[TokenisedDocument], min_tokens: int, corpus: str = "") -> list[TokenisedDocument]:
     """The documents with at least ``min_tokens`` subword tokens, in order; DataError when none is left."""
     kept = [d for d in documents if len(d.token_ids) >= min_tokens]
     if not kept:
         longest = max((len(d.token_ids) for d in documents), default=0)
-        raise DataError(
-            f"no document of {corpus or 'the corpus'} has {min_tokens} subword tokens (the longest has "
-            f"{longest} of {len(documents)} documents).\n  Fix: lower min_document_tokens, or "
-            "num_anchors or max_span_len (a document needs 2 * num_anchors * max_span_len tokens), or "
-            "use longer documents."
-        )
+        raise _none_long_enough(corpus, min_tokens, longest, len(documents))
     return kept
+
+
+def kept_documents(
+    documents: Sequence[Document] | HubCorpus, tokenizer, min_tokens: int
+) -> Sequence[TokenisedDocument]:
+    """The documents of at least ``min_tokens`` subword tokens, tokenised, in corpus order; DataError when none is.
+
+    A list of documents is tokenised in memory (:func:`tokenise`, :func:`long_enough`); a :class:`HubCorpus` is
+    streamed into its token store on disk, built on first use under ``$SENTEMB_CACHE/token_stores``, and read back
+    memory-mapped (:class:`~sentemb.data.token_store.TokenStore`): the same documents, ids and order either way.
+    """
+    if not isinstance(documents, HubCorpus):
+        return long_enough(tokenise(documents, tokenizer), min_tokens)
+    from sentemb.data.token_store import build_token_store, store_path
+
+    source = documents.identity()
+    store = build_token_store(
+        store_path(source, tokenizer, min_tokens),
+        documents.batches(),
+        tokenizer,
+        min_tokens,
+        source,
+        total=len(documents),
+    )
+    if not len(store):
+        raise _none_long_enough(repr(documents), min_tokens, store.meta["longest_tokens"], store.meta["documents_read"])
+    return store

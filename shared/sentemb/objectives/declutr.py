@@ -33,7 +33,7 @@ from sentemb.augment.span_sampler import (
     minimum_document_length,
     sample_anchor_positive_spans,
 )
-from sentemb.data.documents import Document, TokenisedDocument, long_enough, tokenise
+from sentemb.data.documents import Document, HubCorpus, TokenisedDocument, kept_documents
 from sentemb.errors import ConfigError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.base import Param, TrainingObjective
@@ -333,10 +333,11 @@ class DeCLUTR(TrainingObjective):
             )
         return problems
 
-    def select_rows(self, documents: Sequence[Document]) -> list[TokenisedDocument]:
+    def select_rows(self, documents: Sequence[Document] | HubCorpus) -> Sequence[TokenisedDocument]:
         """The documents of at least ``min_document_tokens`` subword tokens (all long enough for A anchors), as
-        subword token ids."""
-        return long_enough(tokenise(documents, self.encoder.tokenizer), self.min_document_tokens)
+        subword token ids: a list of documents tokenised in memory, a lazy corpus (the full profile's OpenWebText)
+        through its token store on disk (:func:`~sentemb.data.documents.kept_documents`)."""
+        return kept_documents(documents, self.encoder.tokenizer, self.min_document_tokens)
 
     def sample_spans(self, documents: Sequence[TokenisedDocument], rng: random.Random):
         """(anchors: AN token-id sequences, positives: AN lists of P), anchor-major, document by document."""
