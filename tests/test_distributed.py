@@ -4,10 +4,15 @@ The objectives gather their embeddings across the ranks (sentemb.distributed.glo
 (a rank cannot draw a single process's masks), the loss of 2 processes equals one process's on the same global batch,
 and the DDP-averaged gradients equal its gradients (``ddp_gradients="global"``) or half of them (``"official"``: the
 released SimCSE/DeCLUTR code's 1/N). With dropout on, the training loop resumes every rank's random streams exactly.
+A rank that fails stops the others within the collectives' timeout, with an error naming it, while rank 0's long
+final evaluation is waited for.
 """
 
+import json
 import os
 import pickle
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +22,7 @@ import torch.multiprocessing as mp
 
 from sentemb import distributed
 from sentemb.data.sts import load_task
+from sentemb.errors import ConfigError, SentembError
 from sentemb.runs import execute
 from sentemb.spec import RunSpec
 from sentemb.train.loop import prepare_objective, step_rng, train
@@ -196,3 +202,95 @@ def test_a_rank_uses_its_local_gpu_or_the_one_the_scheduler_shows_it():
         local_device_index(3, 2)
     with pytest.raises(RuntimeError, match="no GPU"):
         local_device_index(0, 0)
+
+
+TIMEOUT_S = 3.0  # SENTEMB_DDP_TIMEOUT_MIN in the failure test
+
+
+def _phases(spec: RunSpec, case: str):
+    """(rank 0's phase, rank 1's phase) of ``execute._run`` in ``case``, in place of evaluating and training."""
+
+    def slow_record():  # rank 0 alone, longer than a collective may wait
+        time.sleep(1.5 * TIMEOUT_S)
+        return execute.store.save({"profile": spec.profile, "run_id": spec.run_id, "spec": spec.as_dict()}) and {}
+
+    def diverged():
+        raise SentembError("training diverged")
+
+    def step():  # a training step's collective
+        distributed.mean_over_ranks(torch.ones(()))
+
+    def boom():
+        raise SentembError("boom on rank 1")
+
+    cases = {"slow rank 0": (slow_record, lambda: None), "both fail": (diverged,) * 2, "rank 1 fails": (step, boom)}
+    return cases[case]
+
+
+def _failing_worker(rank: int, world: int, folder: str, port: int) -> None:
+    """``execute._run`` on two ranks joined as torchrun joins them, in three cases (:func:`_phases`); each rank writes
+    what each case raised and how long it took."""
+    os.environ.update(
+        WORLD_SIZE=str(world),
+        RANK=str(rank),
+        LOCAL_RANK=str(rank),
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+        SENTEMB_DDP_TIMEOUT_MIN=str(TIMEOUT_S / 60),
+        SENTEMB_DDP_WAIT_MIN="0.5",
+    )
+    torch.set_num_threads(1)
+    assert distributed.init_from_environment()
+    spec = _spec("simcse_unsup")
+    execute._training_rows = execute._stsb = lambda spec: None
+    outcomes = {}
+    for case in ("slow rank 0", "both fail", "rank 1 fails"):
+        main, other = _phases(spec, case)
+        execute._run_main, execute._train = (lambda *a: main()), (lambda *a, **k: other())
+        started = time.perf_counter()
+        try:
+            execute._run(spec, False, torch.device("cpu"))
+            outcomes[case] = ["ok", time.perf_counter() - started]
+        except Exception as exc:  # noqa: BLE001 - the test reads what each rank raised
+            outcomes[case] = [f"{type(exc).__name__}: {exc}", time.perf_counter() - started]
+    Path(folder, f"rank{rank}.json").write_text(json.dumps(outcomes))
+
+
+def test_a_failed_rank_stops_the_others_within_the_timeout_and_is_named(tmp_path, capfd):
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    started = time.perf_counter()
+    _spawn(_failing_worker, tmp_path, port)
+    assert time.perf_counter() - started < 60
+    zero, one = (json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1))
+    # rank 0's final evaluation outlasts the collectives' timeout: rank 1 waits for it on the long-timeout group
+    assert zero["slow rank 0"][0] == one["slow rank 0"][0] == "ok"
+    assert one["slow rank 0"][1] >= 1.5 * TIMEOUT_S
+    # a failure on every rank: each raises it, and the grid could go on with its next run
+    assert zero["both fail"][0] == one["both fail"][0] == "SentembError: training diverged"
+    # rank 1 fails while rank 0 waits in a training step's collective: rank 0 stops within the timeout, naming rank 1
+    error, seconds = zero["rank 1 fails"]
+    assert error.startswith("PeerFailed: rank 0 of 2 stopped: ") and seconds < TIMEOUT_S + 10
+    assert "Cause: rank 1 of 2 failed: SentembError: boom on rank 1" in error
+    assert one["rank 1 fails"][0] != "ok"
+    assert "rank 1 of 2 failed: SentembError: boom on rank 1" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["ten", "0", "-5", "nan", "inf"])
+def test_the_ddp_timeouts_must_be_positive_numbers_of_minutes(monkeypatch, value):
+    monkeypatch.setenv("SENTEMB_DDP_TIMEOUT_MIN", value)
+    with pytest.raises(ConfigError, match=r"SENTEMB_DDP_TIMEOUT_MIN=.* is not a positive number of minutes.*e\.g\."):
+        distributed.collective_timeout()
+    monkeypatch.setenv("SENTEMB_DDP_WAIT_MIN", value)
+    with pytest.raises(ConfigError, match="SENTEMB_DDP_WAIT_MIN"):
+        distributed.main_wait_timeout()
+
+
+def test_the_ddp_timeouts_are_minutes_by_default_and_overridable(monkeypatch):
+    monkeypatch.delenv("SENTEMB_DDP_TIMEOUT_MIN", raising=False)
+    monkeypatch.delenv("SENTEMB_DDP_WAIT_MIN", raising=False)
+    assert distributed.collective_timeout().total_seconds() == 600
+    assert distributed.main_wait_timeout().total_seconds() == 86400
+    monkeypatch.setenv("SENTEMB_DDP_TIMEOUT_MIN", " 0.5 ")
+    assert distributed.collective_timeout().total_seconds() == 30

@@ -1,9 +1,13 @@
 """The download code, exercised offline: a real HTTP server on 127.0.0.1 (started here) redirects, truncates bodies,
 honours or ignores Range requests and serves wrong bytes; senteval.tar is built from the mirror and served through it
-(or through a file:// URL), fetched, unpacked into the cache and verified like a real download."""
+(or through a file:// URL), fetched, unpacked into the cache and verified like a real download. Tars built here from
+made-up files (``synth``) check senteval.tar's own sha256 (recorded at first download, or pinned) and its members' (a
+member that differs from the mirror's copy is reported and kept), without the mirror."""
 
 import gzip
 import hashlib
+import io
+import json
 import re
 import tarfile
 import threading
@@ -282,3 +286,145 @@ def test_failed_download_leaves_nothing_behind(tmp_path, monkeypatch):
         download.fetch("wiki1m_for_simcse")
     cache = tmp_path / "cache" / "data" / "training" / "unsup"
     assert not any(cache.glob("*")) if cache.exists() else True
+
+
+# -- senteval.tar: checked by its own sha256; its members' sha256 recorded from the extraction ------------------------
+
+SYNTH_DIR = "senteval/downstream/STS/STSBenchmark"
+MIRROR_COPIES = {  # what the offline mirror holds (registry.tsv's sha256), for a dataset of three senteval.tar files
+    f"{SYNTH_DIR}/sts-{part}.csv": b"".join(
+        b"%s\t%d\tA sentence.\tAnother one.\n" % (part.encode(), i) for i in range(50)
+    )
+    for part in ("train", "dev", "test")
+}
+DEV = f"{SYNTH_DIR}/sts-dev.csv"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def tar_of(contents: dict[str, bytes]) -> bytes:
+    """A senteval.tar holding ``contents`` (relpath in the cache -> bytes) under one top folder, as SimCSE's."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for relpath, body in contents.items():
+            info = tarfile.TarInfo("downstream/" + relpath.removeprefix("senteval/downstream/"))
+            info.size, info.mtime = len(body), 0
+            tar.addfile(info, io.BytesIO(body))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def synth(monkeypatch, server, tmp_path):
+    """Dataset ``stssynth``: three senteval.tar files registered with the mirror's copies' sha256; senteval.tar is
+    served at ``/senteval.tar`` (set ``server.files["/senteval.tar"]``). Returns the download cache."""
+    entries = tuple(DataFile("stssynth", relpath, sha(body), "senteval.tar") for relpath, body in MIRROR_COPIES.items())
+    monkeypatch.setattr(registry, "all_files", lambda: entries)
+    monkeypatch.setattr(registry, "SENTEVAL_TAR_SHA256", None)
+    monkeypatch.setitem(registry.SOURCES, "senteval.tar", server.base + "/senteval.tar")
+    monkeypatch.delenv("SENTEMB_DATA", raising=False)
+    return tmp_path / "cache" / "data"
+
+
+def test_a_member_that_differs_from_the_mirror_is_reported_kept_and_used(synth, server, tmp_path, capsys):
+    tar_dev = MIRROR_COPIES[DEV].replace(b"A sentence.", b"A sentence .", 1)  # SimCSE's copy differs from the mirror's
+    served = tar_of({**MIRROR_COPIES, DEV: tar_dev, f"{SYNTH_DIR}/readme.txt": b"extra\n"})
+    server.files["/senteval.tar"] = served
+    paths = download.fetch("stssynth")
+    assert paths == [synth / relpath for relpath in MIRROR_COPIES]
+    assert {p.relative_to(synth).as_posix(): p.read_bytes() for p in paths} == {**MIRROR_COPIES, DEV: tar_dev}
+    err = capsys.readouterr().err
+    assert f"WARNING: {DEV} differs" in err and sha(tar_dev) in err and sha(MIRROR_COPIES[DEV]) in err
+    assert "The mirror's copies and SimCSE's tar differ in 1 file(s)" in err and "use the tar's" in err
+    assert "recorded at first download" in err and "not pinned" in err and sha(served) in err
+    record = json.loads((synth / "senteval.tar.sha256.json").read_text())
+    assert record["sha256"] == sha(served) and record["bytes"] == len(served)
+    assert record["revision"] == registry.SIMCSE_DATASETS_REVISION and record["url"] == server.base + "/senteval.tar"
+    assert "recorded at first download, not pinned" in record["sha256_source"] and record["date"]
+    assert record["members"] == {
+        **{relpath: sha(body) for relpath, body in MIRROR_COPIES.items()},
+        DEV: sha(tar_dev),
+        f"{SYNTH_DIR}/readme.txt": sha(b"extra\n"),
+    }
+    # Again: present and accepted (the tar's copy), so nothing is downloaded, unpacked or deleted.
+    assert download.fetch("stssynth") == paths and len(server.requests) == 1
+    assert (synth / DEV).read_bytes() == tar_dev and (tmp_path / "cache" / "downloads" / "senteval.tar").is_file()
+    assert capsys.readouterr().err == ""
+    # A run reads it, records the tar's sha256 and says why it differs from the mirror's; `data verify` accepts it.
+    with files.track_reads() as seen:
+        assert files.verified_path(DEV) == synth / DEV
+    assert seen == {DEV: sha(tar_dev)}
+    assert "is SimCSE's senteval.tar copy" in capsys.readouterr().err
+    assert cli.main(["data", "verify", "stssynth"]) == 0
+    # Lost from the cache: unpacked again from the kept tar (checked against the record), not downloaded again.
+    (synth / DEV).unlink()
+    assert download.fetch("stssynth") == paths and (synth / DEV).read_bytes() == tar_dev
+    assert len(server.requests) == 1 and f"WARNING: {DEV} differs" in capsys.readouterr().err
+    # A copy that is neither the mirror's nor the tar's still fails.
+    (synth / DEV).write_bytes(b"edited\n")
+    assert not download._present(registry.lookup(DEV), synth)
+
+
+def test_a_tar_that_fails_its_recorded_sha256_is_an_error_once_and_is_deleted(synth, server, tmp_path, capsys):
+    first = tar_of(MIRROR_COPIES)
+    server.files["/senteval.tar"] = first
+    download.fetch("stssynth")
+    record = (synth / "senteval.tar.sha256.json").read_text()
+    archive = tmp_path / "cache" / "downloads" / "senteval.tar"
+    # The cache loses a file and the tar; the server now serves other bytes.
+    (synth / DEV).unlink()
+    archive.unlink()
+    other = tar_of({**MIRROR_COPIES, DEV: b"other\n"})
+    server.files["/senteval.tar"] = other
+    for attempt in (2, 3):  # each try downloads once and stops: no loop
+        with pytest.raises(DataError) as info:
+            download.fetch("stssynth")
+        assert len(server.requests) == attempt
+        message = str(info.value)
+        assert f"expected sha256 {sha(first)}" in message and f"found    sha256 {sha(other)}" in message
+        assert "recorded at first download, not pinned" in message and "it was deleted" in message
+        assert "Fix: run the same command again" in message and "senteval.tar.sha256.json" in message
+        assert not archive.exists() and not (synth / DEV).exists()
+        assert (synth / "senteval.tar.sha256.json").read_text() == record  # the record is enforced, not replaced
+    # A kept tar that changed is caught too (without a download).
+    server.files["/senteval.tar"] = first
+    download.fetch("stssynth")
+    (synth / DEV).unlink()
+    archive.write_bytes(archive.read_bytes() + b"\0" * 512)
+    with pytest.raises(DataError, match="kept from an earlier download"):
+        download.fetch("stssynth")
+    assert len(server.requests) == 4 and not archive.exists()
+    assert download.fetch("stssynth") and len(server.requests) == 5  # the right bytes again: accepted
+
+
+def test_a_tar_that_fails_the_pinned_sha256_is_deleted_and_not_recorded(synth, server, tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "SENTEVAL_TAR_SHA256", "0" * 64)
+    server.files["/senteval.tar"] = tar_of(MIRROR_COPIES)
+    with pytest.raises(DataError, match=f"expected sha256 {'0' * 64} \\(pinned in sentemb.data.registry"):
+        download.fetch("stssynth")
+    assert len(server.requests) == 1 and not (tmp_path / "cache" / "downloads" / "senteval.tar").exists()
+    assert not (synth / "senteval.tar.sha256.json").exists() and not (synth / DEV).exists()
+    monkeypatch.setattr(registry, "SENTEVAL_TAR_SHA256", sha(tar_of(MIRROR_COPIES)))
+    assert download.fetch("stssynth")
+    assert "pinned" in json.loads((synth / "senteval.tar.sha256.json").read_text())["sha256_source"]
+
+
+def test_a_registered_file_the_tar_lacks_is_an_error_that_keeps_the_tar(synth, server, tmp_path):
+    server.files["/senteval.tar"] = tar_of({k: v for k, v in MIRROR_COPIES.items() if k != DEV})
+    for _ in range(2):
+        with pytest.raises(DataError, match=f"did not provide {DEV}: SimCSE's senteval.tar .* has no such file"):
+            download.fetch("stssynth")
+    assert len(server.requests) == 1 and (tmp_path / "cache" / "downloads" / "senteval.tar").is_file()
+
+
+def test_a_record_of_another_revision_downloads_the_tar_again(synth, server, tmp_path, capsys):
+    server.files["/senteval.tar"] = tar_of(MIRROR_COPIES)
+    download.fetch("stssynth")
+    record_file = synth / "senteval.tar.sha256.json"
+    record = json.loads(record_file.read_text())
+    record_file.write_text(json.dumps({**record, "revision": "f" * 40, "sha256": "1" * 64}))
+    (synth / DEV).unlink()
+    assert download.fetch("stssynth") and len(server.requests) == 2
+    assert f"is of revision {'f' * 40}" in capsys.readouterr().err
+    assert json.loads(record_file.read_text())["revision"] == registry.SIMCSE_DATASETS_REVISION

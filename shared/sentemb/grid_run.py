@@ -52,9 +52,17 @@ def paper_grid(paper: str, profile: str, extended: bool) -> dict[str, tuple[RunS
 
 
 def run_grid(run: GridRun) -> None:
-    """Record (or load) every run of ``run``'s grid, then execute the notebook when asked."""
+    """Record (or load) every run of ``run``'s grid, then execute the notebook when asked. Under torchrun each rank
+    runs it as its entry point (:func:`sentemb.distributed.as_rank_entry`: an error names the rank)."""
     if distributed.init_from_environment():
         print(f"[run] rank {distributed.rank()} of {distributed.world_size()} processes", flush=True)
+        distributed.as_rank_entry(_run_grid, run)
+    else:
+        _run_grid(run)
+
+
+def _run_grid(run: GridRun) -> None:
+    """:func:`run_grid` in this process, once it has joined the process group (if any)."""
     # A record that cannot be read is named, moved aside and computed again (with --no-run: an error naming it).
     store.all_records(run.profile, on_broken="recompute" if run.run_missing else "raise")
     if run.run_missing and not run.dry_run:

@@ -50,10 +50,12 @@ class RunJob:
         from sentemb import distributed
         from sentemb.runs.execute import ensure
 
+        spec = RunSpec.from_dict(self.spec)
         if submitit.JobEnvironment().num_tasks > 1:  # one task per GPU: a torch.distributed group
             submitit.helpers.TorchDistributedEnvironment().export(set_cuda_visible_devices=False)
             distributed.init_from_environment()
-        return ensure(RunSpec.from_dict(self.spec), progress=True)["run_id"]
+            return distributed.as_rank_entry(ensure, spec, progress=True)["run_id"]  # an error names the task's rank
+        return ensure(spec, progress=True)["run_id"]
 
     def checkpoint(self, *args, **kwargs):
         """Requeue this very job; training resumes from the run's last state.pt."""

@@ -13,7 +13,10 @@ Hugging Face dataset repo records for them (their Git LFS oid, which is the sha2
 the same data is accepted by it (``files.check``), while the sha256 recorded for a run stays that of the file's bytes.
 
 SimCSE's download scripts fetch from ``princeton-nlp/datasets-for-simcse`` at ``main``; here the URLs are
-pinned to one commit of that repo (:data:`SIMCSE_DATASETS_REVISION`), so what is downloaded cannot move.
+pinned to one commit of that repo (:data:`SIMCSE_DATASETS_REVISION`), so what is downloaded cannot move. The
+senteval.tar rows' sha256 are the mirror's copies (assembled from third-party copies, not extracted from SimCSE's tar);
+the tar itself is checked by its own sha256 (:data:`SENTEVAL_TAR_SHA256`, else the first download's, recorded in the
+cache by :mod:`sentemb.data.senteval_record`), and its members' sha256 are recorded from the extraction.
 """
 
 from __future__ import annotations
@@ -35,6 +38,14 @@ REGISTRY_TSV = Path(__file__).with_name("registry.tsv")
 # At this commit wiki1m_for_simcse.txt and nli_for_simcse.csv are still the files of the repo's "init"
 # commit d0065b9a050f8aa53170ab639f5a1f3c643fa9ef, whose pages give their sha256 (see registry.tsv).
 SIMCSE_DATASETS_REVISION = "e145e8bb659b2aa2669f32ef79cb4cdef6c58fef"
+# senteval.tar's own sha256 at that commit (its Git LFS oid): NOT PINNED, because no stored copy of the value was found.
+# The tree page of e145e8b lists senteval.tar at 89.8 MB without its oid. The one oid found belongs to the 92.5 MB
+# senteval.tar of the previous commit 278e782 ("update senteval data", replaced by e145e8b the same day):
+# 0f6caf7527ac8fbca9267fbcda3e3eaf716cc3e6c1e1c96407e03da545e59c97, per https://huggingface.co/datasets/princeton-nlp/
+# datasets-for-simcse/blob/278e78296b790b7481748602aad1fe84cf87b1bc/senteval.tar; it is not this file's. Until the
+# value is pinned here (with its source), the first download records the tar's sha256 in the cache and later downloads
+# are checked against that record (sentemb.data.senteval_record).
+SENTEVAL_TAR_SHA256: str | None = None
 HUB = "https://huggingface.co"  # the Hugging Face hub; HF_ENDPOINT (a mirror, as huggingface_hub reads it) replaces it
 _SIMCSE_DATASETS = "{hub}/datasets/princeton-nlp/datasets-for-simcse/resolve/" + SIMCSE_DATASETS_REVISION
 

@@ -274,25 +274,27 @@ def ensure(spec: RunSpec, run_missing: bool = True, progress: bool = True, devic
 
 def _run(spec: RunSpec, progress: bool, device: torch.device) -> dict:
     """Train (every rank of a torchrun run), then evaluate and write the record (rank 0). The other ranks wait for
-    the record and return it, so that every rank sees the same store afterwards."""
-    if not distributed.is_main():
-        if spec.trains:
-            _train(
-                spec,
-                _training_rows(spec),
-                _stsb(spec),
-                device,
-                progress=False,
-            )
-        distributed.barrier()  # rank 0 has written the record, or failed
-        record = store.load(spec.profile, spec.run_id)
-        if record is None:
-            raise SentembError(f"run {spec.run_id}: rank 0 wrote no record (its error is in rank 0's output)")
-        return record
+    the record in :func:`sentemb.distributed.wait_for_main` (a day's timeout: the final evaluation can take hours)
+    and return it, so that every rank sees the same store afterwards. A SentembError on a rank (its run failed, the
+    grid goes on) meets the others there too; any other error, or a rank that failed while the others are in a
+    training step's collective, stops the processes (:func:`sentemb.distributed.failures_named`)."""
+    main, record = distributed.is_main(), None
     try:
-        return _run_main(spec, progress, device)
-    finally:
-        distributed.barrier()
+        with distributed.failures_named():
+            if main:
+                record = _run_main(spec, progress, device)
+            elif spec.trains:
+                _train(spec, _training_rows(spec), _stsb(spec), device, progress=False)
+    except SentembError:
+        distributed.wait_for_main()  # every rank learns here that the run failed, then goes on as the others do
+        raise
+    distributed.wait_for_main()  # rank 0 has written the record, or failed
+    if main:
+        return record
+    record = store.load(spec.profile, spec.run_id)
+    if record is None:
+        raise SentembError(f"run {spec.run_id}: rank 0 wrote no record (its error is in rank 0's output)")
+    return record
 
 
 def _run_main(spec: RunSpec, progress: bool, device: torch.device) -> dict:
