@@ -56,6 +56,8 @@ def test_a_published_backbone_has_its_manifest_and_card_and_loads_in_fp32_withou
     assert {"config.json", "record.json", "README.md", "tokenizer.json"} <= set(manifest["files"])
     card = (folder / "README.md").read_text()
     assert record["command"] in card and f"{record['tokens_seen']:,} tokens" in card and "held out" in card
+    threads = record["provenance"]["torch_threads"]
+    assert f"{threads} torch threads, {record['wall_seconds'] * threads / 3600:.2f} CPU-hours" in card
     assert backbone_revision(NAME) == f"sha256:{record['weights_sha256']}"
 
     torch.manual_seed(0)
@@ -168,12 +170,22 @@ def test_every_committed_backbone_matches_its_manifest():
         assert manifest["files"]["model.safetensors"] == record["weights_sha256"]  # the weights its record made
 
 
-def test_the_raw_backbone_is_committed_and_loads_as_an_encoder():
+COMMITTED = sorted(p.name for p in (settings.REPO_ROOT / "shared" / "models").glob("sentemb-*") if p.is_dir())
+
+
+def test_the_raw_backbone_is_committed():
     from sentemb.models.backbone import RAW_BERT
 
-    encoder = SentenceEncoder.from_name(RAW_BERT, "avg")  # checks every file against MANIFEST.json
+    assert RAW_BERT in COMMITTED
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_each_committed_backbone_loads_as_an_encoder_with_its_own_vocabulary(name):
+    encoder = SentenceEncoder.from_name(name, "avg")  # checks every file against MANIFEST.json
+    record = json.loads((settings.REPO_ROOT / "shared" / "models" / name / "record.json").read_text())
     config = encoder.backbone.config
     assert (config.num_hidden_layers, config.hidden_size) == (4, 256)
+    assert len(encoder.tokenizer) == record["tokenizer"].get("size", config.vocab_size) == config.vocab_size
     vectors = encoder.encode(["A man is playing a guitar.", "The stock market fell sharply."], batch_size=2)
     assert vectors.shape == (2, 256) and torch.isfinite(torch.as_tensor(vectors)).all()
 

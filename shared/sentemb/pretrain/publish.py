@@ -108,6 +108,23 @@ def _branch_line(record: dict) -> list[str]:
     ]
 
 
+def _hardware_line(record: dict) -> str:
+    """The device, the wall time over every process (with the torch threads, CPU-hours on a CPU), the versions and
+    the commit of each process that ran a part of the steps."""
+    prov, minutes = record["provenance"], record["wall_seconds"] / 60
+    threads = prov.get("torch_threads")
+    cost = f"; {threads} torch threads, {minutes * threads / 60:.2f} CPU-hours" if threads else ""
+    processes = prov.get("processes") or []
+    if len(processes) > 1:
+        commits = ", ".join(f"`{p['commit'][:7]}` from step {p['from_step']:,}" for p in processes)
+    else:
+        commits = f"`{prov.get('commit')}`"
+    return (
+        f"- Hardware: {prov['device']}; wall time {minutes:.1f} min over every process{cost}; torch "
+        f"{prov['packages'].get('torch')}, transformers {prov['packages'].get('transformers')}; commit {commits}."
+    )
+
+
 def model_card(name: str, record: dict) -> str:
     """The model card: every number from the pretraining record."""
     config, model, prov = record["config"], record["model"], record["provenance"]
@@ -150,9 +167,7 @@ def model_card(name: str, record: dict) -> str:
             *_branch_line(record),
             f"- Kept weights: step {record['kept']['step']:,}, {record['kept']['rule']} "
             f"({record['kept']['heldout_loss']:.3f} nats a masked token).",
-            f"- Hardware: {prov['device']}; wall time {record['wall_seconds'] / 60:.1f} min; torch "
-            f"{prov['packages'].get('torch')}, transformers {prov['packages'].get('transformers')}; commit "
-            f"`{prov.get('commit')}`.",
+            _hardware_line(record),
             "",
             "## Text",
             "| file | use | units kept | units dropped (13-word overlap with WikiText-2 valid/test) | sha256 |",
