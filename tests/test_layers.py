@@ -21,7 +21,7 @@ LAYERS = (  # low to high; a module's layer is that of its top-level name under 
     {"runs"},
     {"report", "plots", "export", "launch", "pretrain"},
     {"paper"},
-    {"archive_coverage", "readme_summary", "notebooks", "grid_run", "site", "pretrain_check"},
+    {"archive_coverage", "readme_summary", "notebooks", "grid_run", "site", "pretrain_check", "rehearsal"},
     {"commands"},
     {"cli", "__main__"},
 )

@@ -16,6 +16,7 @@ One idea per module:
 - ``plots``      the one figure style
 - ``paper``      the Paper contract and the registry's reader; above it, what works on every paper:
   ``archive_coverage``, ``readme_summary``, ``grid_run`` (``sentemb run``), ``notebooks``, ``site``, ``cli``
+- ``rehearsal``  the full profile's hub downloads, rehearsed offline against a stand-in hub on 127.0.0.1
 """
 
 __version__ = "0.1.0"
