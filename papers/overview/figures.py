@@ -83,9 +83,10 @@ def figure_pairwise(table: pd.DataFrame, profile: str, folder):
     )
 
 
-def figure_pretraining_curve(table: pd.DataFrame, reference: dict, profile: str, folder):
+def figure_pretraining_curve(table: pd.DataFrame, reference: pd.DataFrame, profile: str, folder):
     """Each method's 7-STS average against the pretraining tokens of the archive's backbone it starts from (mean ±
-    std of the seeds where several ran), with all-MiniLM-L6-v2's untrained mean pooling as a labelled line."""
+    std of the seeds where several ran), with all-MiniLM-L6-v2's untrained mean pooling (``reference``, one row of
+    :func:`papers.overview.pretraining_curve.reference`) as a labelled line."""
     import matplotlib.pyplot as plt
 
     style.apply()
@@ -96,6 +97,7 @@ def figure_pretraining_curve(table: pd.DataFrame, reference: dict, profile: str,
         seeds = "/".join(str(n) for n in sorted(set(part["n"])))
         label = f"{method} (n={seeds})"
         ax.errorbar(x, part["mean"], yerr=part["std"].fillna(0), marker="o", capsize=3, color=colour, label=label)
+    reference = reference.iloc[0] if not reference.empty else {"n": 0}
     if reference["n"]:
         ax.axhline(reference["mean"], color="#444444", linestyle="--", linewidth=1)
         ax.annotate(
@@ -118,5 +120,5 @@ def figure_pretraining_curve(table: pd.DataFrame, reference: dict, profile: str,
         "pretraining_curve",
         f"profile {profile}; each point a checkpoint of the archive's MLM pretraining (shared/models, "
         f"results/pretraining); fine-tuning as in the profile; n: seeds (untrained: one run); bars: std; "
-        f"run ids in results/overview/{profile}/pretraining_curve.csv",
+        f"run ids in results/overview/{profile}/pretraining_curve.csv and pretraining_curve_reference.csv",
     )

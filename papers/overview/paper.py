@@ -41,6 +41,7 @@ class Overview(Paper):
         derived records exist, or the claims before the papers' tables)."""
         records, derived_records = build.records, build.derived
         profile, sts, kinds = build.profile.name, derived_records["sts"], tuple(paper_tables.DERIVED_TASKS)
+        stored = paper_tables.StoredRuns()  # each profile's run store, read once for the backbone tables
         pairs = [paper_tables.pairwise(paper_tables.sts_seeds(sts, a), "sts", a) for a in paper_tables.PROTOCOLS]
         pairs += [
             paper_tables.pairwise(paper_tables.derived_seeds(kind, derived_records[kind]), kind) for kind in kinds
@@ -55,8 +56,9 @@ class Overview(Paper):
             "coverage": paper_tables.coverage_all(),
             "claims_all": paper_tables.claims_table(profile),
             "claims_by_backbone": paper_tables.claims_by_backbone(profile),
-            "methods_by_backbone": paper_tables.methods_by_backbone(profile),
-            "pretraining_curve": pretraining_curve.pretraining_curve(profile),
+            "methods_by_backbone": paper_tables.methods_by_backbone(profile, stored),
+            "pretraining_curve": pretraining_curve.pretraining_curve(profile, stored=stored),
+            "pretraining_curve_reference": pretraining_curve.reference(profile, stored),
         }
         return tables
 
@@ -85,7 +87,8 @@ class Overview(Paper):
         paths += figures.figure_pairwise(tested, profile, folder) if not tested.empty else []
         curve = build.tables["pretraining_curve"]
         if not curve.empty:
-            paths += figures.figure_pretraining_curve(curve, pretraining_curve.reference(profile), profile, folder)
+            reference = build.tables["pretraining_curve_reference"]
+            paths += figures.figure_pretraining_curve(curve, reference, profile, folder)
         return paths
 
     @staticmethod

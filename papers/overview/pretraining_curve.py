@@ -24,10 +24,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from papers.overview.tables import row_values
+from papers.overview.tables import StoredRuns, row_values
 from sentemb import settings
 from sentemb.profiles import PROFILES, get_profile
-from sentemb.runs import store
 
 METHODS = ("untrained, mean pooling", "untrained, [CLS]", "SimCSE unsup.", "SimCSE sup. (NLI)")
 MILESTONE_METHODS = {"mean pooling": "untrained, mean pooling", "[CLS]": "untrained, [CLS]"}
@@ -54,14 +53,14 @@ def archive_backbone(name: str | None) -> dict | None:
     return json.loads(record.read_text()) if record.is_file() else None
 
 
-def profile_rows() -> list[dict]:
-    """Each profile whose backbone the archive pretrained: one row per method of :data:`METHODS`."""
+def profile_rows(stored: StoredRuns) -> list[dict]:
+    """Each profile whose backbone the archive pretrained: one row per method of :data:`METHODS`, from ``stored``."""
     rows = []
     for name, profile in PROFILES.items():
         record = archive_backbone(profile.backbone)
         if record is None:
             continue
-        by_id = {r["run_id"]: r for r in store.all_records(name)}
+        by_id = stored[name]
         point = {
             "backbone": profile.backbone,
             "source": f"profile {name}",
@@ -80,12 +79,12 @@ def milestone_rows(folder: Path | None = None, known: set[str] = frozenset()) ->
     rows = []
     for path in sorted((folder or milestones_dir()).glob("*.json")):
         record = json.loads(path.read_text())
-        pretraining = record["pretraining"]
+        pretraining, root = record["pretraining"], settings.REPO_ROOT
         if pretraining["run_id"] in known:
             continue
         point = {
             "backbone": path.stem,
-            "source": f"results/pretraining/{path.name}",
+            "source": str(path.relative_to(root)) if path.is_relative_to(root) else str(path),
             "pretraining_run_id": pretraining["run_id"],
             "tokens_seen": pretraining["tokens_seen"],
             "cpu_hours": _cpu_hours(pretraining.get("wall_seconds"), pretraining.get("torch_threads")),
@@ -102,12 +101,12 @@ def milestone_rows(folder: Path | None = None, known: set[str] = frozenset()) ->
     return rows
 
 
-def pretraining_curve(profile: str, folder: Path | None = None) -> pd.DataFrame:
+def pretraining_curve(profile: str, folder: Path | None = None, stored: StoredRuns | None = None) -> pd.DataFrame:
     """The curve's table on a profile compared with another backbone's (``compare_with``; empty otherwise): the rows
-    of :func:`profile_rows` and :func:`milestone_rows`, in order of tokens seen."""
+    of :func:`profile_rows` and :func:`milestone_rows`, in order of tokens seen (``stored``: one build's reads)."""
     if not get_profile(profile).compare_with:
         return pd.DataFrame()
-    rows = profile_rows()
+    rows = profile_rows(StoredRuns() if stored is None else stored)
     rows += milestone_rows(folder, {r["pretraining_run_id"] for r in rows})
     if not rows:
         return pd.DataFrame()
@@ -116,10 +115,11 @@ def pretraining_curve(profile: str, folder: Path | None = None) -> pd.DataFrame:
     return table.sort_values(["_order", "tokens_seen", "backbone"]).drop(columns="_order").reset_index(drop=True)
 
 
-def reference(profile: str) -> dict:
-    """The reference line: the untrained mean pooling of the backbone ``profile`` is compared with (its name and
-    7-STS average), from that profile's store."""
+def reference(profile: str, stored: StoredRuns | None = None) -> pd.DataFrame:
+    """The reference line, one row: the untrained mean pooling of the backbone ``profile`` is compared with (its name,
+    profile and 7-STS average with its run ids), from that profile's store; empty on a profile compared with none."""
     other = get_profile(profile).compare_with
-    by_id = {r["run_id"]: r for r in store.all_records(other)}
-    values = row_values(other, "untrained, mean pooling", by_id)
-    return {"backbone": get_profile(other).backbone, "profile": other, **values}
+    if not other:
+        return pd.DataFrame()
+    values = row_values(other, "untrained, mean pooling", (StoredRuns() if stored is None else stored)[other])
+    return pd.DataFrame([{"backbone": get_profile(other).backbone, "profile": other, **values}])

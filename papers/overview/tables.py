@@ -240,6 +240,15 @@ def claims_table(profile: str) -> pd.DataFrame:
     return table[["paper", "claim", "status", "effect", "p_value", "n", "test", "link"]]
 
 
+class StoredRuns(dict):
+    """Each profile's records in the run store by run id, read once, on a profile's first lookup (one build reads a
+    profile's store once however many of its tables need it)."""
+
+    def __missing__(self, profile: str) -> dict[str, dict]:
+        self[profile] = {r["run_id"]: r for r in store.all_records(profile)}
+        return self[profile]
+
+
 def row_values(profile: str, method: str, by_id: dict[str, dict]) -> dict:
     """The 7-STS test averages (``metrics.summary["Avg."]``) of ``method``'s row (:data:`ex.BACKBONE_ROWS`) in
     ``profile``'s grid, among the records ``by_id``: mean, std, n, the values and the run ids."""
@@ -256,20 +265,20 @@ def row_values(profile: str, method: str, by_id: dict[str, dict]) -> dict:
     }
 
 
-def methods_by_backbone(profile: str) -> pd.DataFrame:
+def methods_by_backbone(profile: str, stored: StoredRuns | None = None) -> pd.DataFrame:
     """The 7 STS test tasks' average (SimCSE's protocol, Spearman x 100) of each row of :data:`ex.BACKBONE_ROWS` on
     ``profile`` and on the profile it is compared with (the same grids on another backbone), mean, std and seeds of
-    each, read from the run store, and each row's difference from its backbone's untrained mean pooling; empty when
-    there is no such profile."""
+    each, read from the run store (``stored``, one build's reads), and each row's difference from its backbone's
+    untrained mean pooling; empty when there is no such profile."""
     other = get_profile(profile).compare_with
     if not other:
         return pd.DataFrame()
-    stored = {name: {r["run_id"]: r for r in store.all_records(name)} for name in (other, profile)}
+    stored = StoredRuns() if stored is None else stored
     rows = []
     for method, (paper, row) in ex.BACKBONE_ROWS.items():
         out = {"method": method, "paper": paper, "row": row}
-        for name, by_id in stored.items():
-            out.update({f"{name} {k}": v for k, v in row_values(name, method, by_id).items()})
+        for name in (other, profile):
+            out.update({f"{name} {k}": v for k, v in row_values(name, method, stored[name]).items()})
         rows.append(out)
     table = pd.DataFrame(rows)
     for name in (other, profile):
