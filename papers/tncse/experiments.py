@@ -164,20 +164,21 @@ CORE = ("simcse", "ensemble", "tncse")  # a budgeted profile's rows without --ex
 
 
 def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSpec, ...]]:
-    """Each run name's specs on ``profile``, one per seed, with the stage-1 pair filled in; on profiles that cut the
-    paper's steps (smoke, small) the stage-2 rows train at ``SMALL_LR`` and ``SMALL_MAX_LEN`` (except the lr probe,
-    on budgeted profiles only (small, raw), which keeps the paper's lr and length). A budgeted profile without
+    """Each run name's specs on ``profile``, one per seed, with the stage-1 pair filled in; on profiles of short
+    training (``Profile.short_training``: smoke, small, raw) the stage-2 rows train at ``SMALL_LR`` and
+    ``SMALL_MAX_LEN`` (except the lr probe, on budgeted ones only (small, raw), which keeps the paper's lr and
+    length); the full and rehearsal profiles keep the paper's. A budgeted profile without
     ``extended`` keeps the ``CORE`` rows only; the others always run every row."""
     profile = get_profile(profile)
     runs = paper_grid()
-    if profile.budgeted and profile.steps is not None:  # the evidence for SMALL_LR at a budget's cut steps (60)
+    if profile.budgeted and profile.short_training:  # the evidence for SMALL_LR at a budget's cut steps (60)
         runs["tncse_lr_paper"] = dataclasses.replace(_TNCSE, notes="lr probe: the paper's lr 1e-6 in 60 steps")
     if not profile.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in CORE}
     scaled = scale_grid(runs, profile.name, [h for h in HEADLINE if h in runs])
     scaled["simcse"] = stage1_runs(profile.name)  # every stage-1 encoder, each alone (Table 1's SimCSE row)
     pairs = stage1_pairs(profile.name)
-    scaled_stage2 = {} if profile.steps is None else {"lr": SMALL_LR, "max_len": SMALL_MAX_LEN}
+    scaled_stage2 = {"lr": SMALL_LR, "max_len": SMALL_MAX_LEN} if profile.short_training else {}
     for name in STAGE2:
         if name not in scaled:
             continue

@@ -4,7 +4,7 @@ evaluate   evaluate any model directory or hub id: STS, SentEval transfer/probin
 run        run (or load) the records of a paper's experiment grid for a profile
 notebook   execute a paper's notebook with papermill (tables -> results/, figures -> figures/)
 papers     the registered papers, in the order they are run (the overview, which compares them, last)
-profiles   the profiles (smoke, small, raw, full), one name a line
+profiles   the profiles (smoke, small, raw, full, rehearsal), one name a line
 data       verify the registered data files, or fetch the evaluation sets (and the full profile's corpora)
 runs       list the run records of a profile
 site       the executed notebooks as a static HTML site, its index every paper's coverage

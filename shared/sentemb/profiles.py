@@ -83,6 +83,9 @@ class Profile:
     lr_chosen: tuple[tuple[str, float], ...] = ()
     steps_curve: int = 0  # steps of the STS-B dev curves that choose this profile's steps (SimCSE's grid); 0: none
     disjoint_stage1: bool = True  # TNCSE seed s starts from its own SimCSE pair (s, s + 100), not a shared ring
+    # trains far fewer steps than the papers, on a substitute backbone: a paper may then use the hyperparameters it
+    # chose for such a budget (TNCSE's stage-2 SMALL_LR and SMALL_MAX_LEN, and its probe of the paper's rate)
+    short_training: bool = False
     # Evaluations on a seeded sample (sentemb.evaluate.subsets), written into every spec only when set: at most this
     # many pairs of each STS subset or split (SentEval's STS tasks, the STS-B dev evaluations that select a checkpoint,
     # the STS-B analyses, MTEB's STS tasks), and examples of each split of a transfer task. None: all of them.
@@ -97,9 +100,10 @@ class Profile:
         """What a caption says this profile substituted for the papers' settings (on the papers' own: that it is)."""
         if not self.backbone_label:
             return "the papers' own backbones, data and settings"
+        data = "the papers' data" if self.paper_data else "the mirror's data"
         return (
             f"backbone {self.backbone_label} ({self.backbone_kind}) for BERT/RoBERTa; {self.steps} steps of batch "
-            f"{self.max_batch} on the mirror's data; {self.headline_seeds} seeds" + self.evaluation_sample()
+            f"{self.max_batch} on {data}; {self.headline_seeds} seeds" + self.evaluation_sample()
         )
 
     def evaluation_sample(self) -> str:
@@ -202,6 +206,7 @@ SMALL = Profile(
     job=JobResources(gpus=0, cpus=2, mem_gb=16, timeout_min=120),
     budgeted=True,
     committed=True,
+    short_training=True,
     backbone_label=MINILM,
     backbone_kind="already contrastively trained",
     disjoint_stage1=False,  # its committed TNCSE runs predate the disjoint pairs (their paired claims get no test)
@@ -275,6 +280,7 @@ PROFILES = {
         # So each run gets one thread, and two runs train side by side (their records are those of one at a time).
         torch_threads=1,
         jobs=2,
+        short_training=True,
     ),
     "small": SMALL,
     "raw": RAW,
@@ -292,6 +298,32 @@ PROFILES = {
         # bench_gpu_steps.py), plus the evaluations; MTEB's retrieval tasks take longer, hence requeues
         job=JobResources(gpus=1, cpus=8, mem_gb=64, timeout_min=240),
         paper_data=True,
+    ),
+    "rehearsal": Profile(
+        "rehearsal",
+        "the full profile's grids, downloads and code paths, capped (4 steps of batch 8, fp32, CPU, evaluated on "
+        "seeded samples): run against a hub (HF_ENDPOINT; sentemb.rehearsal.hub serves stand-ins) before GPU hours",
+        steps=4,
+        max_batch=8,
+        eval_every=2,
+        analysis_splits=("dev", "test"),
+        backbone=None,  # the papers' pinned hub ids: whatever the hub HF_ENDPOINT names serves under them
+        precision="fp32",
+        headline_seeds=1,
+        job=JobResources(gpus=0, cpus=2, mem_gb=8, timeout_min=30),
+        budgeted=True,  # the core rows; --extended reaches every row
+        exercises_only=True,
+        paper_data=True,
+        caveat=(
+            "The rehearsal profile runs the full profile's code paths for 4 steps of batch 8 on whatever the hub "
+            "serves under the papers' model ids (on the archive's stand-in hub, tiny random models), evaluated on "
+            "seeded samples: its numbers check that the full profile runs, they measure nothing."
+        ),
+        sizes="full",
+        backbone_label="the papers' hub ids (a rehearsal hub's stand-ins)",
+        backbone_kind="whatever the hub serves",
+        eval_pairs=SMOKE_EVAL_PAIRS,
+        transfer_examples=SMOKE_TRANSFER_EXAMPLES,
     ),
 }
 
