@@ -59,7 +59,10 @@ def test_run_all_rejects_unknown_options():
     result = subprocess.run(
         ["bash", str(settings.REPO_ROOT / "run_all.sh"), "--profile", "huge"], capture_output=True, text=True
     )
-    assert result.returncode == 2 and "unknown profile 'huge' (choose from: smoke, small, raw, full, rehearsal)" in result.stderr
+    assert (
+        result.returncode == 2
+        and "unknown profile 'huge' (choose from: smoke, small, raw, full, rehearsal)" in result.stderr
+    )
 
 
 def test_profiles_lists_the_package_profiles_for_run_all(capsys):
@@ -68,7 +71,11 @@ def test_profiles_lists_the_package_profiles_for_run_all(capsys):
     assert main(["profiles"]) == 0
     assert capsys.readouterr().out.split() == list(PROFILES)
     assert main(["profiles", "--paper-data"]) == 0
-    assert capsys.readouterr().out.split() == [name for name, p in PROFILES.items() if p.paper_data] == ["full", "rehearsal"]
+    assert (
+        capsys.readouterr().out.split()
+        == [name for name, p in PROFILES.items() if p.paper_data]
+        == ["full", "rehearsal"]
+    )
 
 
 def test_evaluate_writes_json(tmp_path, monkeypatch):

@@ -279,3 +279,31 @@ def test_the_builder_refuses_a_folder_that_is_not_empty(tmp_path):
     (tmp_path / "kept.txt").write_text("x")
     with pytest.raises(ConfigError, match="not an empty folder"):
         build_stand_in_hub(tmp_path)
+
+
+def test_a_rehearsal_checks_the_stand_ins_training_files_against_their_own_sha256(tmp_path, monkeypatch, capsys):
+    """SENTEMB_REHEARSAL_HASHES replaces registry.tsv's sha256 of the files it names (the stand-in's generated
+    wiki1m and NLI files), says so, and refuses a file it cannot read or a path the registry does not know."""
+    import json
+
+    from sentemb.data import registry
+    from sentemb.errors import ConfigError
+
+    real = registry.lookup("training/unsup/wiki1m_for_simcse.txt")
+    mapping = tmp_path / "expected_sha256.json"
+    monkeypatch.setenv(registry.REHEARSAL_HASHES, str(mapping))
+    try:
+        mapping.write_text(json.dumps({real.relpath: "a" * 64}))
+        registry.all_files.cache_clear()
+        assert registry.lookup(real.relpath).sha256 == "a" * 64 != real.sha256
+        assert registry.lookup("training/nli/nli_for_simcse.csv").sha256 is not None  # the others unchanged
+        assert "rehearsal" in capsys.readouterr().err
+        for content, what in (("{", "not a readable JSON"), (json.dumps({"no/such/file": "a" * 64}), "not in")):
+            mapping.write_text(content)
+            registry.all_files.cache_clear()
+            with pytest.raises(ConfigError, match=what):
+                registry.all_files()
+    finally:
+        monkeypatch.delenv(registry.REHEARSAL_HASHES)
+        registry.all_files.cache_clear()
+    assert registry.lookup(real.relpath).sha256 == real.sha256

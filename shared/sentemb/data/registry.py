@@ -22,7 +22,9 @@ cache by :mod:`sentemb.data.senteval_record`), and its members' sha256 are recor
 from __future__ import annotations
 
 import csv
+import json
 import os
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -87,18 +89,51 @@ class DataFile:
         return source_url(self.source, self.relpath.rsplit("/", 1)[-1])
 
 
+#: A rehearsal of the full profile (``scripts/rehearse.sh``) downloads from a stand-in hub whose generated training
+#: files cannot have the real files' sha256: this variable names the JSON file (relpath -> sha256) that the stand-in
+#: builder writes, and those files are then checked against it instead of registry.tsv, said once on stderr.
+REHEARSAL_HASHES = "SENTEMB_REHEARSAL_HASHES"
+
+
+def _rehearsal_hashes(known: set[str]) -> dict[str, str]:
+    """The expected sha256 that a rehearsal's stand-in hub replaces (``$SENTEMB_REHEARSAL_HASHES``; none unset)."""
+    value = os.environ.get(REHEARSAL_HASHES, "").strip()
+    if not value:
+        return {}
+    fix = (
+        f"  Fix: point {REHEARSAL_HASHES} at the expected_sha256.json that python -m sentemb.rehearsal.stand_in "
+        "writes, or unset it."
+    )
+    try:
+        mapping = json.loads(Path(value).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{REHEARSAL_HASHES}={value}: not a readable JSON file ({exc}).\n{fix}") from None
+    if not isinstance(mapping, dict) or not all(isinstance(v, str) and len(v) == 64 for v in mapping.values()):
+        raise ConfigError(f"{REHEARSAL_HASHES}={value}: not a mapping of relpath -> sha256.\n{fix}")
+    unknown = sorted(set(mapping) - known)
+    if unknown:
+        raise ConfigError(f"{REHEARSAL_HASHES}={value} names files not in {REGISTRY_TSV.name}: {unknown}.\n{fix}")
+    print(
+        f"[data] rehearsal: the expected sha256 of {', '.join(sorted(mapping))} are a stand-in hub's ({value}), "
+        f"not {REGISTRY_TSV.name}'s",
+        file=sys.stderr,
+    )
+    return mapping
+
+
 @lru_cache(maxsize=1)
 def all_files() -> tuple[DataFile, ...]:
     with open(REGISTRY_TSV, encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
+    replaced = _rehearsal_hashes({r["relpath"] for r in rows})
     return tuple(
         DataFile(
             r["dataset"],
             r["relpath"],
-            None if r["sha256"] == "unknown" else r["sha256"],
+            replaced.get(r["relpath"]) or (None if r["sha256"] == "unknown" else r["sha256"]),
             r["source"],
             r["git_blob_sha1"] or None,
-            r.get("content_sha256") or None,  # an optional column
+            None if r["relpath"] in replaced else (r.get("content_sha256") or None),  # an optional column
         )
         for r in rows
     )

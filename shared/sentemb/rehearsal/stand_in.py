@@ -41,6 +41,7 @@ from pathlib import Path
 from sentemb.errors import ConfigError
 
 MANIFEST = "stand_in.json"
+EXPECTED_SHA256 = "expected_sha256.json"  # relpath -> sha256 of the generated training files (SENTEMB_REHEARSAL_HASHES)
 PARQUET_FILE = "plain_text/train/0000.parquet"  # the hub's conversion: <config>/<split>/<shard>.parquet
 SPECIALS_BPE = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
 TINY = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
@@ -91,7 +92,7 @@ def _bert(folder: Path, seed: int) -> None:
     tokenizer.save_pretrained(folder)
     (folder / "vocab.txt").write_text(vocab_txt, encoding="utf-8")
     config = transformers.BertConfig(vocab_size=len(vocab), max_position_embeddings=512, **TINY)
-    _seeded(seed, lambda: transformers.BertForMaskedLM(config)).save_pretrained(folder)
+    _seeded(seed, lambda: transformers.BertForPreTraining(config)).save_pretrained(folder)  # with its pooler, as BERT
 
 
 def _roberta(folder: Path, seed: int) -> None:
@@ -205,6 +206,8 @@ def _senteval_tar(path: Path) -> str | None:
 
 
 def _simcse(root: Path, seed: int, senteval: bool, built: dict) -> None:
+    from sentemb.data.registry import all_files
+
     generators = {"wiki1m_for_simcse.txt": _wiki1m, "nli_for_simcse.csv": _nli}
     for key, (repo_id, revision, name) in sorted(_simcse_sources().items()):
         folder = _repo(root, "datasets", repo_id, {"main": revision}) / revision
@@ -215,7 +218,11 @@ def _simcse(root: Path, seed: int, senteval: bool, built: dict) -> None:
             if reason is not None:
                 built["skipped"][name] = reason
         elif name in generators:
-            (folder / name).write_bytes(generators[name](seed))
+            data = generators[name](seed)
+            (folder / name).write_bytes(data)
+            for f in all_files():  # the registry's files downloaded from this source: the stand-in's sha256
+                if f.source == key:
+                    built["expected_sha256"][f.relpath] = hashlib.sha256(data).hexdigest()
         else:
             raise ConfigError(
                 f"registry.SOURCES[{key!r}] downloads {name}, which the stand-in hub cannot make.\n"
@@ -266,7 +273,7 @@ def build_stand_in_hub(root: str | Path, senteval: bool = True, documents: int =
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise ConfigError(f"{root} exists and is not an empty folder.\n  Fix: pass a new or empty folder.")
     root.mkdir(parents=True, exist_ok=True)
-    built: dict = {"repos": {}, "files": {}, "skipped": {}}
+    built: dict = {"repos": {}, "files": {}, "skipped": {}, "expected_sha256": {}}
     _models(root, seed, built)
     _simcse(root, seed, senteval, built)
     _openwebtext(root, seed, documents, built)
@@ -276,6 +283,8 @@ def build_stand_in_hub(root: str | Path, senteval: bool = True, documents: int =
         if path.name not in ("refs.json", "moved.json"):
             built["files"][path.relative_to(root).as_posix()] = sha256_of(path)
     (root / MANIFEST).write_text(json.dumps(built, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    # the generated training files' sha256, for SENTEMB_REHEARSAL_HASHES (sentemb.data.registry)
+    (root / EXPECTED_SHA256).write_text(json.dumps(built["expected_sha256"], indent=1) + "\n", encoding="utf-8")
     return built
 
 
