@@ -7,6 +7,7 @@
 #                                     from an empty store (benchmarks/bench_smoke_from_empty.py)
 #   ./run_all.sh --profile raw        the small profile on the archive's own MLM-only BERT (shared/models/)
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
+#   ./run_all.sh --profile rehearsal  the full profile capped to minutes on CPUs, against HF_ENDPOINT (scripts/rehearse.sh)
 #   ./run_all.sh --paper simcse       one paper, or several comma-separated (python -m sentemb papers lists them, in
 #                                     the order they run; the overview compares the papers' runs, so it comes last)
 #   ./run_all.sh --paper simcse_pp --extended   also the rows kept outside the small profile's budget
