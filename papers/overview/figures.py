@@ -119,6 +119,7 @@ def figure_pretraining_curve(table: pd.DataFrame, reference: pd.DataFrame, profi
         folder,
         "pretraining_curve",
         f"profile {profile}; each point a checkpoint of the archive's MLM pretraining (shared/models, "
-        f"results/pretraining); fine-tuning as in the profile; n: seeds (untrained: one run); bars: std; "
+        f"results/pretraining), its tokens counted in its own vocabulary (vocabularies differ in tokens a word: "
+        f"docs/raw-backbone.md); fine-tuning as in the profile; n: seeds (untrained: one run); bars: std; "
         f"run ids in results/overview/{profile}/pretraining_curve.csv and pretraining_curve_reference.csv",
     )
