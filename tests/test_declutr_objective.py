@@ -10,7 +10,7 @@ import torch
 from conftest import needs_mirror
 
 from sentemb.augment.span_sampler import DocumentTooShortError
-from sentemb.data.documents import Document, TokenisedDocument, hub_documents, load_documents, synthetic_documents
+from sentemb.data.documents import Document, HubCorpus, TokenisedDocument, load_documents, synthetic_documents
 from sentemb.errors import ConfigError, DataError
 from sentemb.models.encoder import SentenceEncoder
 from sentemb.objectives.declutr import DeclutrContrastiveLoss, nt_xent, nt_xent_official
@@ -234,12 +234,12 @@ def test_documents_through_the_datasets_package_from_a_local_file(tmp_path):
     """The full profile's OpenWebText loader, exercised offline on a local JSON-lines file."""
     path = tmp_path / "docs.jsonl"
     path.write_text("".join(json.dumps({"text": f"document {i} " * 50}) + "\n" for i in range(3)))
-    documents = hub_documents("json", data_files=str(path))
+    documents = list(HubCorpus("json", data_files=str(path)))
     assert [d.id for d in documents] == ["json:0", "json:1", "json:2"] and documents[1].text.startswith("document 1")
     with pytest.raises(DataError, match="no 'body' column"):
-        hub_documents("json", data_files=str(path), text_field="body")
+        list(HubCorpus("json", data_files=str(path), text_field="body"))
     with pytest.raises(DataError, match="cannot load documents"):
-        hub_documents("json", data_files=str(tmp_path / "missing.jsonl"))
+        list(HubCorpus("json", data_files=str(tmp_path / "missing.jsonl")))
 
 
 @needs_mirror

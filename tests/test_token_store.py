@@ -14,7 +14,6 @@ from sentemb.augment.span_sampler import sample_anchor_positive_spans
 from sentemb.data.documents import (
     Document,
     HubCorpus,
-    hub_documents,
     kept_documents,
     load_documents,
     long_enough,
@@ -176,7 +175,7 @@ def test_the_hub_corpus_goes_through_its_store_in_the_cache(tmp_path):
     corpus = HubCorpus("json", data_files=str(path))
     rows = objective.select_rows(corpus)
     assert isinstance(rows, TokenStore) and rows.path.parent == tmp_path / "cache" / "token_stores"
-    in_memory = objective.select_rows(hub_documents("json", data_files=str(path)))
+    in_memory = objective.select_rows(list(HubCorpus("json", data_files=str(path))))
     assert list(rows) == in_memory and rows[0].id == "json:0"
     assert [d.id for d in in_memory] == [f"json:{i}" for i, d in enumerate(_corpus()) if d.id.startswith("synthetic")]
     assert objective.sample_spans(rows, random.Random(5)) == objective.sample_spans(in_memory, random.Random(5))

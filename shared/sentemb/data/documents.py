@@ -164,19 +164,6 @@ class HubCorpus:
         return json.dumps({**fields, "limit": self.limit, "rows": len(self), "data_files": files}, sort_keys=True)
 
 
-def hub_documents(
-    dataset: str,
-    data_files: str | Sequence[str] | None = None,
-    split: str = "train",
-    text_field: str = "text",
-    limit: int | None = None,
-    revision: str | None = None,
-) -> list[Document]:
-    """Every document of a :class:`HubCorpus` as a list, in row order (a small corpus; OpenWebText goes through
-    :func:`kept_documents` and its token store instead). Document ids are ``<dataset>:<row>``."""
-    return list(HubCorpus(dataset, data_files, split, text_field, limit, revision))
-
-
 def synthetic_documents(n: int = 40, sentences_per_document: int = 60, seed: int = 0) -> list[Document]:
     """``n`` documents, each a random sequence of the synthetic grammar's sentences (smoke profile only)."""
     pool = synthetic_sentences()
