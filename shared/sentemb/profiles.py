@@ -10,6 +10,7 @@ the call site.
 | smoke | tiny random BERT (MiniLM's tokenizer) | the mirror, or generated rows | 6 steps, batch 16, fp32 | 2 |
 | small | all-MiniLM-L6-v2 | the mirror's real data (substitute corpora) | 60 steps, batch <= 64, fp32 | 3 |
 | raw | the archive's own MLM-only BERT (4 x 256) | as small | 20 steps (chosen on STS-B dev), batch <= 64, fp32 | 3 |
+| raw-wp8k | the archive's BERT that learnt context (4 x 256, 164 M tokens) | as small | chosen on STS-B dev, as raw | 3 |
 | full | the paper's backbone (hub) | the paper's data (downloaded) | the paper's settings (fp16 on a GPU) | 5 |
 
 Why the small profile has this size, and why fp32: docs/reference.md, "Profiles: why this size". The smoke profile
@@ -27,7 +28,7 @@ from typing import Iterable
 
 from sentemb import settings
 from sentemb.errors import ConfigError
-from sentemb.models.backbone import MINILM, RAW_BERT, TINY_RANDOM_BERT
+from sentemb.models.backbone import MINILM, RAW_BERT, RAW_WP8K, TINY_RANDOM_BERT
 from sentemb.spec import SAMPLE_FIELDS, RunSpec
 
 # The mirror's substitutes for the papers' training files (see ../shared/datasets/training/README.md).
@@ -82,6 +83,9 @@ class Profile:
     # ``chosen``; applied by with_chosen_lr after the probes are made, so a chosen probe is the row's seed-42 run)
     lr_chosen: tuple[tuple[str, float], ...] = ()
     steps_curve: int = 0  # steps of the STS-B dev curves that choose this profile's steps (SimCSE's grid); 0: none
+    # poolers besides the curve row's own whose steps curves are made too: the pooler then joins the steps and the
+    # learning rate among the choices made on STS-B dev (docs/raw-backbone.md, the rule of 2026-12-02)
+    curve_poolers: tuple[str, ...] = ()
     disjoint_stage1: bool = True  # TNCSE seed s starts from its own SimCSE pair (s, s + 100), not a shared ring
     # trains far fewer steps than the papers, on a substitute backbone: a paper may then use the hyperparameters it
     # chose for such a budget (TNCSE's stage-2 SMALL_LR and SMALL_MAX_LEN, and its probe of the paper's rate)
@@ -251,6 +255,25 @@ RAW = dataclasses.replace(  # the small profile's settings on the raw backbone
     disjoint_stage1=True,
 )
 
+# The experiment again on the backbone that learnt to use context (docs/raw-backbone.md, "The rule for the next
+# experiment", fixed on 2026-12-02 before any run on it): its steps, learning rates and pooler chosen on STS-B dev.
+RAW_WP8K_PROFILE = dataclasses.replace(
+    RAW,
+    name="raw-wp8k",
+    description=f"the small profile on the archive's BERT that learnt to use context ({RAW_WP8K}, 4 x 256, 164 M "
+    "tokens of masked language modelling, never trained on a sentence objective)",
+    backbone=RAW_WP8K,
+    caveat=(
+        f"The raw-wp8k profile fine-tunes {RAW_WP8K}, a 4-layer BERT this archive pretrained with masked language "
+        "modelling on 164 million tokens (41 passes over 4 million), for a few hundred steps at most (chosen on "
+        "STS-B dev) on 2 CPU cores: its numbers show the directions of the paper's effects from an MLM-only "
+        "encoder, far below the paper's values."
+    ),
+    backbone_label=RAW_WP8K,
+    lr_chosen=(),
+    curve_poolers=("avg",),
+)
+
 PROFILES = {
     "smoke": Profile(
         "smoke",
@@ -284,6 +307,7 @@ PROFILES = {
     ),
     "small": SMALL,
     "raw": RAW,
+    "raw-wp8k": RAW_WP8K_PROFILE,
     "full": Profile(
         "full",
         "the papers' backbones, data and hyperparameters (GPU, network), 5 seeds for headline rows",
@@ -416,24 +440,33 @@ def tuned_grid(
     return {**with_chosen_lr(scaled, paper, profile, borrowed), **lr_probes(scaled, tuned, profile), **kept}
 
 
-def curve_name(row: str, multiple: float) -> str:
-    return f"{row}_curve_lr_x{multiple:g}"
+def curve_name(row: str, multiple: float, pooler: str = "") -> str:
+    """A steps curve's row name; ``pooler`` given for a curve at a pooler other than ``row``'s own."""
+    return f"{row}{'_' + pooler if pooler else ''}_curve_lr_x{multiple:g}"
 
 
 def steps_curves(scaled: dict[str, tuple[RunSpec, ...]], row: str, profile: str | Profile, eval_every: int):
     """On a profile that chooses its steps on STS-B dev (``Profile.steps_curve``): ``row``'s first seed for that many
-    steps at its learning rate and each of ``Profile.lr_multiples`` times it, evaluated every ``eval_every`` steps
-    (named :func:`curve_name`; their curves are ``sentemb.report.tuning.steps_curve_table``)."""
+    steps at its learning rate and each of ``Profile.lr_multiples`` times it, evaluated every ``eval_every`` steps,
+    at its own pooler and at each of ``Profile.curve_poolers`` (named :func:`curve_name`; their curves are
+    ``sentemb.report.tuning.steps_curve_table``)."""
     profile = get_profile(profile)
     if not profile.steps_curve or row not in scaled:
         return {}
     first = scaled[row][0]
+    poolers = [""] + [p for p in profile.curve_poolers if p != first.pooler]
     return {
-        curve_name(row, m): (
+        curve_name(row, m, pooler): (
             dataclasses.replace(
-                first, steps=profile.steps_curve, eval_every=eval_every, lr=rounded(first.lr * m), notes="steps curve"
+                first,
+                pooler=pooler or first.pooler,
+                steps=profile.steps_curve,
+                eval_every=eval_every,
+                lr=rounded(first.lr * m),
+                notes="steps curve" + (f", pooler {pooler}" if pooler else ""),
             ),
         )
+        for pooler in poolers
         for m in (1.0, *profile.lr_multiples)
     }
 

@@ -41,7 +41,7 @@ CODE_VERSION = 2
 #: objective registry's ``NO_TRAINING``.
 NO_TRAINING = "none"
 FINAL_EVALS = ("sts", "stsb_dev")  # or groups joined by commas, "sts" first: "sts,transfer,mteb"
-PROFILES = ("smoke", "small", "raw", "full", "rehearsal")
+PROFILES = ("smoke", "small", "raw", "raw-wp8k", "full", "rehearsal")
 #: linear: warm-up then decay to 0 (HF Trainer's default); constant: no scheduler; slanted_triangular: ULMFiT's
 #: (Howard & Ruder 2018, Eq. 3; AllenNLP's ``slanted_triangular``, ratio 32) with its cut at ``warmup_steps``
 #: (DeCLUTR: cut fraction 0.1 of the steps).

