@@ -3,6 +3,7 @@ SimCSE's step-count curves) on that profile only, and the tuning tables choose b
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -25,10 +26,12 @@ def test_on_the_raw_profile_each_probe_is_one_seed_at_an_exact_multiple():
     assert tncse["tncse_lr_x3"][0].init_runs == tncse["tncse"][0].init_runs
 
 
-def _record(run_id: str, lr: float, best: float, curve: list[tuple[int, float]] = ()) -> dict:
+def _record(
+    run_id: str, lr: float, best: float, curve: list[tuple[int, float]] = (), pooler: str = "cls_before_pooler"
+) -> dict:
     return {
         "run_id": run_id,
-        "spec": {"lr": lr, "steps": 60},
+        "spec": {"lr": lr, "steps": 60, "pooler": pooler},
         "training": {"best_stsb_dev": best, "dev_curve": [{"step": s, "stsb_dev_spearman": v} for s, v in curve]},
     }
 
@@ -62,3 +65,25 @@ def test_the_steps_choice_is_the_first_trained_point_within_half_a_point_of_the_
     table = steps_curve_table(records)
     chosen = table[table["chosen"]]
     assert len(chosen) == 1 and (chosen["multiple"].item(), chosen["step"].item()) == (3.0, 100)
+
+
+def test_with_curves_at_two_poolers_the_pooler_is_chosen_with_the_rate():
+    """The rule of 2026-12-02 (docs/raw-backbone.md): the pooler joins the steps and the learning rate."""
+    records = {
+        "unsup_curve_lr_x3": [_record("c3", 9e-5, 0.8, [(0, 0.5), (100, 0.79), (200, 0.80)])],
+        "unsup_avg_curve_lr_x3": [_record("a3", 9e-5, 0.9, [(0, 0.7), (100, 0.85), (200, 0.90)], pooler="avg")],
+        "unsup_avg_curve_lr_x10": [_record("a10", 3e-4, math.nan, [(0, 0.7), (100, math.nan)], pooler="avg")],
+    }
+    table = steps_curve_table(records)
+    chosen = table[table["chosen"]]
+    assert len(chosen) == 1 and chosen[["pooler", "multiple", "step"]].values.tolist() == [["avg", 3.0, 200]]
+    assert set(table["pooler"]) == {"avg", "cls_before_pooler"}
+
+
+def test_the_raw_wp8k_profile_makes_its_steps_curves_at_cls_and_at_mean_pooling():
+    simcse = get_paper("simcse").grid("raw-wp8k", extended=False)
+    cls, avg = simcse["unsup_curve_lr_x10"][0], simcse["unsup_avg_curve_lr_x10"][0]
+    assert (cls.pooler, avg.pooler) == ("cls_before_pooler", "avg")
+    assert dataclasses.replace(avg, pooler=cls.pooler, notes=cls.notes) == cls  # the pooler is all that differs
+    assert "unsup_avg_curve_lr_x1" in simcse and "unsup_avg_curve_lr_x3" in simcse
+    assert not [r for r in get_paper("simcse").grid("raw", extended=False) if "_avg_curve" in r]

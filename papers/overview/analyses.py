@@ -64,15 +64,19 @@ def sts_records(records: dict[str, list[dict]], run_missing: bool = True) -> dic
     return out
 
 
-def comparison_records(records: dict[str, list[dict]], run_missing: bool) -> dict[str, dict[str, list[dict]]]:
+def comparison_records(
+    records: dict[str, list[dict]], run_missing: bool, extended: bool = False
+) -> dict[str, dict[str, list[dict]]]:
     """{"sts": :func:`sts_records`, "transfer": method -> derived records, "mteb": method -> derived records}; a seed
-    without one is left out unless ``run_missing`` (then it is computed: about 1 min (STS), 5 min (transfer) and
-    11 min (MTEB) per model on 2 idle cores, plus 4-6 min to train again a run whose checkpoint this machine lacks)."""
+    without one is left out unless it may be computed: the STS record whenever ``run_missing`` (about 20 s per model
+    on a 4-layer backbone, 1 min on MiniLM's 6 layers), transfer and MTEB only with ``run_missing`` and ``extended``
+    (about 5 min and 11 min per model on 2 idle cores); each plus 4-6 min to train again a run whose checkpoint this
+    machine lacks."""
     from sentemb.runs.mteb_geometry_records import mteb_and_geometry
     from sentemb.runs.transfer_records import transfer
 
     out = {"sts": sts_records(records, run_missing), "transfer": {}, "mteb": {}}
     for method, runs in records.items():
         for kind, compute in (("transfer", transfer), ("mteb", mteb_and_geometry)):
-            out[kind][method] = derived_of_each(runs, compute, run_missing)
+            out[kind][method] = derived_of_each(runs, compute, run_missing and extended)
     return out

@@ -30,11 +30,12 @@ class Overview(Paper):
         return experiments.grid(profile, extended=extended)
 
     def derived(self, build):
-        """The comparison's derived records, computed when missing only with ``extended`` (on every profile): without
-        it the overview computes nothing of its own and reads the committed ones."""
+        """The comparison's derived records, each computed when missing and the build may run (``run_missing``): the
+        7 STS tasks of the runs that scored STS-B dev only (Barlow Twins, VICReg) always, transfer and MTEB only with
+        ``extended`` (on every profile; without it they are read from the committed ones)."""
         from papers.overview import analyses
 
-        return analyses.comparison_records(build.records, build.run_missing and build.extended)
+        return analyses.comparison_records(build.records, build.run_missing, extended=build.extended)
 
     def tables(self, build):
         """The comparison, compute, coverage and claims tables (some empty, e.g. transfer and MTEB before their

@@ -249,27 +249,49 @@ class StoredRuns(dict):
         return self[profile]
 
 
+def sts7_average(record: dict) -> float | None:
+    """A run's 7-STS test average (``summary["Avg."]``, SimCSE's protocol ``all``, Spearman x 100): its own, or for a
+    run whose final evaluation did not score the 7 tasks (e.g. STS-B dev only) that of its stored derived 7-STS record
+    (:func:`papers.overview.analyses.sts7`, read only: never computed here); None when it has neither."""
+    own = record["metrics"].get("summary", {}).get("Avg.")
+    if own is not None:
+        return own
+    from papers.overview import analyses
+    from sentemb.runs.derived import NotRun
+
+    if analyses.has_sts7(record):  # the 7 tasks without their average: nothing to read
+        return None
+    try:  # the derived record's summary is the run's (the same evaluator's ``summary``, "Avg." included)
+        return analyses.sts7(record, run_missing=False)["result"]["summary"].get("Avg.")
+    except NotRun:
+        return None
+
+
 def row_values(profile: str, method: str, by_id: dict[str, dict]) -> dict:
-    """The 7-STS test averages (``metrics.summary["Avg."]``) of ``method``'s row (:data:`ex.BACKBONE_ROWS`) in
-    ``profile``'s grid, among the records ``by_id``: mean, std, n, the values and the run ids."""
+    """The 7-STS test averages (:func:`sts7_average`: a run's own, or its derived record's) of ``method``'s row
+    (:data:`ex.BACKBONE_ROWS`) in ``profile``'s grid, among the records ``by_id``: mean, std, n, the values and the
+    run ids (each the run's own id, also where the value is its derived record's). A seed without a record, or whose
+    record has neither average, is left out of all of them: ``n`` counts the seeds the mean is over."""
     paper, row = ex.BACKBONE_ROWS[method]
     specs = get_paper(paper).grid(profile, extended=True).get(row, ())
-    found = [by_id[s.run_id] for s in specs if s.run_id in by_id]
-    values = [r["metrics"]["summary"].get("Avg.", float("nan")) for r in found]
+    scored = [(by_id[s.run_id], sts7_average(by_id[s.run_id])) for s in specs if s.run_id in by_id]
+    found = [(r, v) for r, v in scored if v is not None]
+    values = [v for _, v in found]
     return {
         "mean": float(np.mean(values)) if values else float("nan"),
         "std": float(np.std(values, ddof=1)) if len(values) > 1 else float("nan"),
         "n": len(values),
         "values": ";".join(f"{v:.4f}" for v in values),
-        "run_ids": ";".join(r["run_id"] for r in found),
+        "run_ids": ";".join(r["run_id"] for r, _ in found),
     }
 
 
 def methods_by_backbone(profile: str, stored: StoredRuns | None = None) -> pd.DataFrame:
     """The 7 STS test tasks' average (SimCSE's protocol, Spearman x 100) of each row of :data:`ex.BACKBONE_ROWS` on
     ``profile`` and on the profile it is compared with (the same grids on another backbone), mean, std and seeds of
-    each, read from the run store (``stored``, one build's reads), and each row's difference from its backbone's
-    untrained mean pooling; empty when there is no such profile."""
+    each, read from the run store (``stored``, one build's reads; a run that scored STS-B dev only by its stored derived
+    7-STS record, :func:`sts7_average`), and each row's difference from its backbone's untrained mean pooling; empty
+    when there is no such profile."""
     other = get_profile(profile).compare_with
     if not other:
         return pd.DataFrame()

@@ -5,8 +5,9 @@ lr probes (``lr_probe.csv``): for each tuned row, its own first-seed run and its
 chosen rate is the best STS-B dev Spearman of the kept checkpoint, NaN counted as the worst. Never the test split.
 Once a profile has chosen a multiple other than 1 for a row (``Profile.lr_chosen``), the row runs at it and its run at
 the paper's rate is kept as the probe ``<row>_lr_x1`` (:func:`sentemb.profiles.tuned_grid`), which the table reads.
-Steps (``steps_curve.csv``): the ``<row>_curve_lr_x<m>`` runs (:func:`sentemb.profiles.steps_curves`; SimCSE's unsup.),
-their STS-B dev curves point by point; the chosen
+Steps (``steps_curve.csv``): the ``<row>_curve_lr_x<m>`` runs (:func:`sentemb.profiles.steps_curves`; SimCSE's unsup.;
+``<row>_<pooler>_curve_lr_x<m>`` at another pooler, where the profile's ``curve_poolers`` ask), their STS-B dev curves
+point by point; the chosen
 point is the smallest step at which the best curve is within :data:`STEPS_TOLERANCE` points of its own maximum, both
 over the trained points (step > 0: a profile trains; step 0, the untrained backbone, is listed for comparison)
 (docs/raw-backbone.md; the budget's cap is applied by whoever sets the profile's steps, with this table cited).
@@ -62,7 +63,9 @@ def lr_probe_table(paper: str, records: dict[str, list[dict]]) -> pd.DataFrame:
 
 
 def steps_curve_table(records: dict[str, list[dict]]) -> pd.DataFrame:
-    """Every STS-B dev point of the steps curves, the chosen one marked; empty without them."""
+    """Every STS-B dev point of the steps curves, the chosen one marked; empty without them. A profile whose curves
+    run at several poolers (``Profile.curve_poolers``) chooses the pooler with the learning rate: the best curve is
+    the best over (pooler, multiple)."""
     rows = []
     for name, found in records.items():
         match = CURVE.fullmatch(name)
@@ -72,6 +75,7 @@ def steps_curve_table(records: dict[str, list[dict]]) -> pd.DataFrame:
         for point in record["training"]["dev_curve"]:
             rows.append(
                 {
+                    "pooler": record["spec"].get("pooler", ""),
                     "multiple": float(match["multiple"]),
                     "lr": record["spec"]["lr"],
                     "step": point["step"],
@@ -82,14 +86,15 @@ def steps_curve_table(records: dict[str, list[dict]]) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     if table.empty:
         return table
-    table = table.sort_values(["multiple", "step"], ignore_index=True)
+    table = table.sort_values(["pooler", "multiple", "step"], ignore_index=True)
     trained = table[table["step"] > 0]
     table["chosen"] = False
     if trained.empty:
         return table
-    peaks = trained.groupby("multiple")["stsb_dev"].max()
-    best = max(peaks.index, key=lambda m: worst_if_nan(peaks[m]))
-    near = trained[(trained["multiple"] == best) & (trained["stsb_dev"] >= peaks[best] - STEPS_TOLERANCE)]
+    peaks = trained.groupby(["pooler", "multiple"])["stsb_dev"].max()
+    best = max(peaks.index, key=lambda curve: worst_if_nan(peaks[curve]))
+    on_best = (trained["pooler"] == best[0]) & (trained["multiple"] == best[1])
+    near = trained[on_best & (trained["stsb_dev"] >= peaks[best] - STEPS_TOLERANCE)]
     table.loc[near["step"].idxmin(), "chosen"] = True
     return table
 
