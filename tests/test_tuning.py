@@ -87,3 +87,23 @@ def test_the_raw_wp8k_profile_makes_its_steps_curves_at_cls_and_at_mean_pooling(
     assert dataclasses.replace(avg, pooler=cls.pooler, notes=cls.notes) == cls  # the pooler is all that differs
     assert "unsup_avg_curve_lr_x1" in simcse and "unsup_avg_curve_lr_x3" in simcse
     assert not [r for r in get_paper("simcse").grid("raw", extended=False) if "_avg_curve" in r]
+
+
+def test_the_raw_wp8k_profiles_steps_are_what_its_committed_curves_choose():
+    """Profile("raw-wp8k").steps is the steps table's choice over the six committed curve records ([CLS] at x10,
+    step 100), and the chosen curve is at SimCSE's own pooler, which the profile therefore keeps."""
+    import json
+
+    from sentemb import settings
+    from sentemb.profiles import get_profile
+
+    grid = get_paper("simcse").grid("raw-wp8k", extended=False)
+    committed = settings.REPO_ROOT / "results" / "runs" / "raw-wp8k"  # the tests' own store is a scratch one
+    by_id = {r["run_id"]: r for r in (json.loads(p.read_text()) for p in committed.glob("*.json"))}
+    curves = {
+        name: [by_id[s.run_id] for s in specs if s.run_id in by_id] for name, specs in grid.items() if "_curve_" in name
+    }
+    assert len(curves) == 6 and all(len(found) == 1 for found in curves.values())
+    chosen = steps_curve_table(curves).query("chosen").iloc[0]
+    assert (chosen["pooler"], chosen["multiple"], chosen["step"]) == ("cls_before_pooler", 10.0, 100)
+    assert get_profile("raw-wp8k").steps == chosen["step"] == grid["unsup"][0].steps

@@ -54,7 +54,8 @@ def archive_backbone(name: str | None) -> dict | None:
 
 
 def profile_rows(stored: StoredRuns) -> list[dict]:
-    """Each profile whose backbone the archive pretrained: one row per method of :data:`METHODS`, from ``stored``."""
+    """Each profile whose backbone the archive pretrained: one row per method of :data:`METHODS` that has a run in
+    ``stored`` (a profile with none yet leaves its backbone to its milestone record, if any)."""
     rows = []
     for name, profile in PROFILES.items():
         record = archive_backbone(profile.backbone)
@@ -69,7 +70,8 @@ def profile_rows(stored: StoredRuns) -> list[dict]:
             "cpu_hours": _cpu_hours(record.get("wall_seconds"), record["provenance"].get("torch_threads")),
             "heldout_loss": record["kept"]["heldout_loss"],
         }
-        rows += [{**point, "method": m, **row_values(name, m, by_id)} for m in METHODS]
+        values = {m: row_values(name, m, by_id) for m in METHODS}
+        rows += [{**point, "method": m, **v} for m, v in values.items() if v["n"]]  # a method with no run: no point
     return rows
 
 

@@ -10,7 +10,7 @@ the call site.
 | smoke | tiny random BERT (MiniLM's tokenizer) | the mirror, or generated rows | 6 steps, batch 16, fp32 | 2 |
 | small | all-MiniLM-L6-v2 | the mirror's real data (substitute corpora) | 60 steps, batch <= 64, fp32 | 3 |
 | raw | the archive's own MLM-only BERT (4 x 256) | as small | 20 steps (chosen on STS-B dev), batch <= 64, fp32 | 3 |
-| raw-wp8k | the archive's BERT that learnt context (4 x 256, 164 M tokens) | as small | chosen on dev, as raw | 3 |
+| raw-wp8k | the archive's BERT that learnt context (4 x 256, 164 M tokens) | as small | 100 steps (chosen on dev) | 3 |
 | full | the paper's backbone (hub) | the paper's data (downloaded) | the paper's settings (fp16 on a GPU) | 5 |
 
 Why the small profile has this size, and why fp32: docs/reference.md, "Profiles: why this size". The smoke profile
