@@ -6,6 +6,7 @@
 #   ./run_all.sh --profile smoke      tiny random BERT evaluated on samples, whole pipeline in ~7 minutes on 2 cores
 #                                     from an empty store (benchmarks/bench_smoke_from_empty.py)
 #   ./run_all.sh --profile raw        the small profile on the archive's own MLM-only BERT (shared/models/)
+#   ./run_all.sh --profile raw-wp8k   the same on the archive's BERT that learnt context (164 M tokens; in progress)
 #   ./run_all.sh --profile full       the papers' settings (GPU + network)
 #   ./run_all.sh --profile rehearsal  the full profile capped to minutes on CPUs, against HF_ENDPOINT (scripts/rehearse.sh)
 #   ./run_all.sh --paper simcse       one paper, or several comma-separated (python -m sentemb papers lists them, in

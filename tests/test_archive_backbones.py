@@ -235,3 +235,15 @@ def test_a_grid_on_an_unpublished_backbone_stops_once_before_any_run(models, cap
     assert cli.main(["run", "--paper", "simcse", "--profile", "raw"]) == 2
     err = capsys.readouterr().err
     assert err.count("is not in") == 1 and "--publish sentemb-bert-mini-mlm" in err
+
+
+def test_simcse_pps_padding_width_of_each_archive_backbone_is_its_config_width():
+    """SimCSE++'s Table 2 padding scales with the backbone's width (``BACKBONE_DIM``): every profile's archive-made
+    backbone has its entry, equal to its config's hidden size."""
+    from papers.simcse_pp.experiments import BACKBONE_DIM
+    from sentemb.profiles import PROFILES
+
+    for profile in PROFILES.values():
+        config = settings.models_root() / (profile.backbone or "-") / "config.json"
+        if config.is_file():
+            assert BACKBONE_DIM[profile.backbone] == json.loads(config.read_text())["hidden_size"], profile.name

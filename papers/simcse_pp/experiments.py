@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sentemb.models.backbone import RAW_BERT
+from sentemb.models.backbone import RAW_BERT, RAW_WP8K
 from sentemb.paper import get_paper
 from sentemb.profiles import Profile, get_profile, scale_grid, tuned_grid
 from sentemb.spec import RunSpec
@@ -39,7 +39,7 @@ TABLE2_PADDING = (100, 300, 704)  # M for BERT-base (D = 768), batch N = 64
 PAPER_DIM = 768
 # K of "-Noise" per profile name (10 in §3.1): a -Noise step costs 2K + 2 encoder passes, so each profile sets its own
 NOISE_SAMPLES = {"full": 10, "small": 3, "smoke": 2}
-BACKBONE_DIM = {"bert-base-uncased": 768, "all-MiniLM-L6-v2": 384, "tiny-random-bert": 64, RAW_BERT: 256}
+BACKBONE_DIM = {"bert-base-uncased": 768, "all-MiniLM-L6-v2": 384, "tiny-random-bert": 64, RAW_BERT: 256, RAW_WP8K: 256}
 
 _DEV_ONLY = dict(final_eval="stsb_dev", analysis_splits=("dev",))
 
