@@ -271,9 +271,10 @@ RAW_WP8K_PROFILE = dataclasses.replace(
         "encoder, far below the paper's values."
     ),
     backbone_label=RAW_WP8K,
-    # chosen on STS-B dev by docs/raw-backbone.md's rule (results/simcse/raw-wp8k/steps_curve.csv): the best of the six
-    # 300-step curves is [CLS]'s at x10 (peak 72.96 at step 160; mean pooling's best, x10, peaks at 72.05), and its
-    # first point within 0.5 of the peak is step 100 (72.56); run c0d8940154b7faf2
+    # chosen on STS-B dev by docs/raw-backbone.md's rule (the curve records in results/runs/raw-wp8k/; steps_curve.csv
+    # once SimCSE's tables are built on this profile): the best of the six 300-step curves is [CLS]'s at x10 (peak
+    # 72.96 at step 160; mean pooling's best, x10, peaks at 72.05), and its first point within 0.5 of the peak is step
+    # 100 (72.56); run c0d8940154b7faf2
     steps=RAW_WP8K_STEPS,
     lr_chosen=(),
     curve_poolers=("avg",),
