@@ -1,6 +1,8 @@
 """What differs between profiles is a Profile attribute: the raw profile is the small one on another backbone (its
 sizes, its captions), and each caption names the backbone it ran on."""
 
+import pytest
+
 from sentemb.models.backbone import MINILM, RAW_BERT
 from sentemb.profiles import PROFILES, get_profile, lr_probes, rounded
 from sentemb.spec import PROFILES as SPEC_PROFILES
@@ -64,20 +66,22 @@ def test_a_chosen_learning_rate_moves_the_row_and_keeps_its_probe_as_its_first_s
     assert {s.run_id for s in simcse["unsup"]} <= {s.run_id for s in tncse["simcse"]}  # TNCSE's stage 1
 
 
-def test_the_raw_profiles_chosen_rates_are_those_its_committed_probe_tables_chose():
-    """Every ``lr_chosen`` key names a tuned row of its paper's raw grid, and equals the multiple ``lr_probe.csv``
-    marks chosen (results/<paper>/raw/, once committed); a row whose probe table chose x1 has no entry."""
+@pytest.mark.parametrize("name", ["raw", "raw-wp8k"])
+def test_the_raw_profiles_chosen_rates_are_those_its_committed_probe_tables_chose(name):
+    """Every ``lr_chosen`` key names a tuned row of its paper's grid on a raw profile, and equals the multiple
+    ``lr_probe.csv`` marks chosen (results/<paper>/<profile>/, once committed); a row whose probe table chose x1 has
+    no entry."""
     import pandas as pd
 
     from sentemb import settings
     from sentemb.paper import get_paper
 
-    raw = get_profile("raw")
+    raw = get_profile(name)
     for key, multiple in raw.lr_chosen:
         paper, row = key.split("/")
-        assert f"{row}_lr_x{multiple:g}" in get_paper(paper).grid("raw"), key
+        assert f"{row}_lr_x{multiple:g}" in get_paper(paper).grid(name), key
     for paper in ("simcse", "simcse_pp", "declutr", "tncse"):
-        table = settings.REPO_ROOT / "results" / paper / "raw" / "lr_probe.csv"
+        table = settings.REPO_ROOT / "results" / paper / name / "lr_probe.csv"
         if not table.is_file():
             continue
         probes = pd.read_csv(table)

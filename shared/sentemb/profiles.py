@@ -276,7 +276,16 @@ RAW_WP8K_PROFILE = dataclasses.replace(
     # 72.96 at step 160; mean pooling's best, x10, peaks at 72.05), and its first point within 0.5 of the peak is step
     # 100 (72.56); run c0d8940154b7faf2
     steps=RAW_WP8K_STEPS,
-    lr_chosen=(),
+    # chosen on STS-B dev by each row's probes at 100 steps (results/<paper>/raw-wp8k/lr_probe.csv; seed 42, best dev
+    # x 100 at x1 / x3 / x10: unsup 66.64 / 69.56 / 72.37, sup 68.35 / 70.96 / 71.47, off-dropout 66.75 / 69.03 /
+    # 69.38, DCL 66.55 / 70.99 / 71.70, SimCSE++ 66.90 / 71.09 / 71.74)
+    lr_chosen=(
+        ("simcse/unsup", 10.0),
+        ("simcse/sup", 10.0),
+        ("simcse_pp/off_dropout", 10.0),
+        ("simcse_pp/dcl", 10.0),
+        ("simcse_pp/simcse_pp", 10.0),
+    ),
     curve_poolers=("avg",),
 )
 
