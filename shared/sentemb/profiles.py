@@ -278,13 +278,15 @@ RAW_WP8K_PROFILE = dataclasses.replace(
     steps=RAW_WP8K_STEPS,
     # chosen on STS-B dev by each row's probes at 100 steps (results/<paper>/raw-wp8k/lr_probe.csv; seed 42, best dev
     # x 100 at x1 / x3 / x10: unsup 66.64 / 69.56 / 72.37, sup 68.35 / 70.96 / 71.47, off-dropout 66.75 / 69.03 /
-    # 69.38, DCL 66.55 / 70.99 / 71.70, SimCSE++ 66.90 / 71.09 / 71.74)
+    # 69.38, DCL 66.55 / 70.99 / 71.70, SimCSE++ 66.90 / 71.09 / 71.74, DeCLUTR 71.31 / 72.48 / 72.11); TNCSE's stage
+    # 2, probed from the chosen stage-1 pair (SimCSE unsup. at x10), keeps its rate (72.32 / 72.25 / 72.12)
     lr_chosen=(
         ("simcse/unsup", 10.0),
         ("simcse/sup", 10.0),
         ("simcse_pp/off_dropout", 10.0),
         ("simcse_pp/dcl", 10.0),
         ("simcse_pp/simcse_pp", 10.0),
+        ("declutr/declutr", 3.0),
     ),
     curve_poolers=("avg",),
 )
