@@ -22,7 +22,7 @@ for _ in $(seq 100); do [ -s "$work/hub.url" ] && break; sleep 0.1; done
 [ -s "$work/hub.url" ] || { echo "error: the stand-in hub did not start (see $work/hub.log)" >&2; exit 1; }
 HF_ENDPOINT="$(head -n 1 "$work/hub.url")"
 export HF_ENDPOINT HF_HOME="$work/hf" SENTEMB_CACHE="$work/cache" SENTEMB_RESULTS="$work/results"
-export SENTEMB_FIGURES="$work/figures" SENTEMB_NOTEBOOKS="$work/notebooks"
+export SENTEMB_FIGURES="$work/figures" SENTEMB_NOTEBOOKS="$work/notebooks" SENTEMB_SITE="$work/site"
 export SENTEMB_REHEARSAL_HASHES="$work/hub/expected_sha256.json"  # the stand-in's generated training files
 unset HF_HUB_OFFLINE TRANSFORMERS_OFFLINE HF_DATASETS_OFFLINE SENTEMB_DATA SENTEMB_NO_DOWNLOAD
 echo "[rehearse] stand-in hub $HF_ENDPOINT; outputs in $work"

@@ -21,7 +21,7 @@ from conftest import mirror, needs_mirror
 
 from sentemb import settings
 from sentemb.data import download, registry
-from sentemb.data.files import sha256_of
+from sentemb.data.files import sha256_of, track_reads
 from sentemb.data.registry import DataFile
 from sentemb.errors import ConfigError, DataError
 from sentemb.models.backbone import HUB_REVISIONS
@@ -174,14 +174,73 @@ def test_openwebtext_reads_the_parquet_conversion_through_datasets(hub, client):
 
     corpus = load_documents("openwebtext")
     assert isinstance(corpus, HubCorpus) and corpus.revision == "refs/convert/parquet"
-    assert len(corpus) == DOCUMENTS
+    with track_reads() as read:
+        assert len(corpus) == DOCUMENTS
     first = next(iter(corpus))
     assert (first.id, first.text) == (f"{OWT}:0", generated_documents(DOCUMENTS, 0)[0])
     assert hub.served(f"GET /api/datasets/{OWT}/revision/refs%2Fconvert%2Fparquet 200")
     commit = hub.built["repos"][f"datasets/{OWT}"]["refs"]["refs/convert/parquet"]
+    assert corpus.commit == commit and json.loads(corpus.identity())["revision"] == commit  # the store's key
     assert hub.served(f"GET /datasets/{OWT}/resolve/{commit}/{PARQUET_FILE} 200")
+    parquet = hub.root / "datasets" / OWT / commit / PARQUET_FILE
+    assert read == {f"hub:{OWT}@{commit}/{PARQUET_FILE}": sha256_of(parquet)}  # the run record's provenance
     long = kept_documents(corpus, load_tokenizer("tiny-random-bert"), 2048)  # MiniLM's = bert-base-uncased's vocab
     assert len(long) == DOCUMENTS // 8  # every eighth has LONG_SENTENCES sentences, the others at most 150
+
+
+def test_openwebtext_is_read_at_the_commit_its_first_read_pinned(hub, client, monkeypatch, tmp_path, capsys):
+    """The ref is asked for once; later reads use the recorded commit (a moved ref changes nothing), a researcher's
+    SENTEMB_OPENWEBTEXT_COMMIT wins, and a malformed pin or override is a clear error."""
+    from sentemb.data.documents import load_documents
+    from sentemb.data.hub_pins import pin_path
+
+    monkeypatch.setenv("SENTEMB_CACHE", str(tmp_path / "cache"))
+    commit = hub.built["repos"][f"datasets/{OWT}"]["refs"]["refs/convert/parquet"]
+    ref_route = f"GET /api/datasets/{OWT}/revision/refs%2Fconvert%2Fparquet 200"
+    assert load_documents("openwebtext").rows() is not None
+    assert "pinned Skylion007/openwebtext@refs/convert/parquet to commit" in capsys.readouterr().err
+    assert json.loads(pin_path(OWT).read_text()) == {"refs/convert/parquet": {"commit": commit}}
+    asked = hub.log.count(ref_route)
+    corpus = load_documents("openwebtext")
+    assert len(corpus) == DOCUMENTS and corpus.commit == commit and hub.log.count(ref_route) == asked
+    pin_path(OWT).write_text(json.dumps({"refs/convert/parquet": {"commit": "0" * 40}}))  # as if pinned elsewhere
+    with pytest.raises(DataError, match="0000000000"):  # read at the pin, not at wherever the ref points now
+        load_documents("openwebtext").rows()
+    monkeypatch.setenv("SENTEMB_OPENWEBTEXT_COMMIT", commit)
+    corpus = load_documents("openwebtext")
+    assert len(corpus) == DOCUMENTS and corpus.commit == commit  # the override, not the pin file's
+    monkeypatch.setenv("SENTEMB_OPENWEBTEXT_COMMIT", "refs/convert/parquet")
+    with pytest.raises(ConfigError, match="is not a commit"):
+        load_documents("openwebtext").rows()
+    monkeypatch.delenv("SENTEMB_OPENWEBTEXT_COMMIT")
+    pin_path(OWT).write_text("{not json")
+    with pytest.raises(DataError, match="Fix: delete it"):
+        load_documents("openwebtext").rows()
+
+
+def test_a_partial_parquet_conversion_is_refused(monkeypatch):
+    """The Hub converts only a part of a large dataset into ``partial-<split>`` folders: such a corpus is refused."""
+    from types import SimpleNamespace
+
+    from huggingface_hub import HfApi
+
+    from sentemb.data.hub_pins import lfs_hashes
+
+    def files(*names):
+        lfs = SimpleNamespace(sha256="f" * 64)
+        info = SimpleNamespace(siblings=[SimpleNamespace(rfilename=n, lfs=lfs) for n in names])
+        monkeypatch.setattr(HfApi, "dataset_info", lambda self, *a, **k: info)
+
+    files("plain_text/partial-train/0000.parquet", "plain_text/partial-train/0001.parquet")
+    with pytest.raises(DataError, match="partial Parquet conversion"):
+        lfs_hashes(OWT, "a" * 40, "train")
+    files("plain_text/train/0000.parquet", "plain_text/train/0001.parquet", "README.md")
+    assert lfs_hashes(OWT, "a" * 40, "train") == {
+        f"hub:{OWT}@{'a' * 40}/plain_text/train/000{i}.parquet": "f" * 64 for i in (0, 1)
+    }
+    files("README.md")
+    with pytest.raises(DataError, match="no Parquet file"):
+        lfs_hashes(OWT, "a" * 40, "train")
 
 
 def test_openwebtext_main_and_an_unknown_ref_are_refused(hub, client):

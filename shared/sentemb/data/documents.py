@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sentemb.data.files import read_text
+from sentemb.data.files import note_read, read_text
 from sentemb.data.registry import files_of
 from sentemb.data.synthetic import synthetic_sentences
 from sentemb.errors import ConfigError, DataError
@@ -34,10 +34,12 @@ MIRROR_DOCUMENTS = "wikitext2_articles"
 OPENWEBTEXT = "openwebtext"
 #: The Hugging Face dataset the full profile reads OpenWebText from (the corpus the paper cites, [50]). Its ``main``
 #: branch is a loading script, which ``datasets`` >= 4 no longer runs; the Hub's Parquet conversion of it
-#: (``refs/convert/parquet``) is read instead. Not verifiable offline: whether that conversion is complete (the Hub
-#: converts large datasets only in part) is to be checked when the full profile first runs.
+#: (``refs/convert/parquet``, a ref that moves) is read instead, pinned to the commit it names at this machine's first
+#: read or to ``$SENTEMB_OPENWEBTEXT_COMMIT`` (:mod:`sentemb.data.hub_pins`); a partial conversion is refused, and
+#: each run record names the commit and each Parquet file's sha256.
 OPENWEBTEXT_DATASET = "Skylion007/openwebtext"
 OPENWEBTEXT_REVISION = "refs/convert/parquet"
+OPENWEBTEXT_COMMIT_ENV = "SENTEMB_OPENWEBTEXT_COMMIT"
 DOCUMENT_CORPORA = (OPENWEBTEXT, MIRROR_DOCUMENTS)
 
 
@@ -63,7 +65,7 @@ def load_documents(name: str) -> list[Document] | HubCorpus:
     if name == MIRROR_DOCUMENTS:
         return _mirror_documents()
     if name == OPENWEBTEXT:
-        return HubCorpus(OPENWEBTEXT_DATASET, revision=OPENWEBTEXT_REVISION)
+        return HubCorpus(OPENWEBTEXT_DATASET, revision=OPENWEBTEXT_REVISION, pin_env=OPENWEBTEXT_COMMIT_ENV)
     raise ConfigError(f"unknown document corpus {name!r}; choose from {', '.join(DOCUMENT_CORPORA)} or synthetic")
 
 
@@ -91,7 +93,11 @@ class HubCorpus:
     the full profile's OpenWebText from the Hugging Face hub (downloaded once into the ``datasets`` cache), or any
     local file the ``datasets`` builders read (``dataset="json"`` with ``data_files``). The rows stay in
     ``datasets``' memory-mapped Arrow files; :meth:`batches` hands them out as :class:`Document` lists, in row order,
-    ids ``<dataset>:<row>``. :meth:`identity` names what would be read (the key of its token store)."""
+    ids ``<dataset>:<row>``. :meth:`identity` names what would be read (the key of its token store).
+
+    With ``pin_env`` the hub dataset's ``revision`` is a ref, read at the commit it is pinned to
+    (:func:`~sentemb.data.hub_pins.pinned_commit`, resolved at the first read), and the run's provenance gets each
+    Parquet file's sha256 at that commit (:func:`~sentemb.data.hub_pins.lfs_hashes`)."""
 
     def __init__(
         self,
@@ -101,9 +107,12 @@ class HubCorpus:
         text_field: str = "text",
         limit: int | None = None,
         revision: str | None = None,
+        pin_env: str | None = None,
     ) -> None:
         self.dataset, self.split, self.text_field = dataset, split, text_field
-        self.limit, self.revision = limit, revision
+        self.limit, self.revision, self.pin_env = limit, revision, pin_env
+        self.commit: str | None = None  # the commit a pinned ref was read at (set by rows())
+        self._hashes: dict[str, str] = {}
         if isinstance(data_files, str):
             data_files = (data_files,)
         self.data_files = tuple(data_files) if data_files else None
@@ -115,12 +124,22 @@ class HubCorpus:
     def rows(self):
         """The ``datasets.Dataset`` (loaded once), only its text column; DataError when it cannot be loaded."""
         if self._rows is not None:
+            for key, sha256 in self._hashes.items():
+                note_read(key, sha256)
             return self._rows
         import datasets
 
         files = list(self.data_files) if self.data_files else None
+        revision = self.revision
+        if self.pin_env:
+            from sentemb.data.hub_pins import lfs_hashes, pinned_commit
+
+            self.commit = revision = pinned_commit(self.dataset, self.revision, self.pin_env)
+            self._hashes = lfs_hashes(self.dataset, self.commit, self.split)
+            for key, sha256 in self._hashes.items():
+                note_read(key, sha256)
         try:
-            rows = datasets.load_dataset(self.dataset, data_files=files, split=self.split, revision=self.revision)
+            rows = datasets.load_dataset(self.dataset, data_files=files, split=self.split, revision=revision)
         except Exception as exc:  # the datasets library raises many types (connection, file, builder) for one cause
             raise DataError(
                 f"cannot load documents from {self.dataset!r}"
@@ -155,9 +174,11 @@ class HubCorpus:
             path = Path(name)
             stat = path.stat() if path.is_file() else None
             files.append([str(path.resolve()), stat.st_size, stat.st_mtime_ns] if stat else name)
+        if self.pin_env:
+            self.rows()  # resolves the pin: a store is keyed by the commit read, not the ref
         fields = {
             "dataset": self.dataset,
-            "revision": self.revision,
+            "revision": self.commit or self.revision,
             "split": self.split,
             "text_field": self.text_field,
         }

@@ -178,9 +178,17 @@ def open_text(relpath: str, encoding: str = "utf-8") -> io.StringIO:
     return io.StringIO(read_text(relpath, encoding))
 
 
+def note_read(key: str, sha256: str) -> None:
+    """Put a read that is not a registered file into the provenance of the runs being tracked (a hub dataset's
+    Parquet files, keyed ``hub:<dataset>@<commit>/<path>``: :func:`sentemb.data.hub_pins.lfs_hashes`)."""
+    for tracker in _trackers:
+        tracker[key] = sha256
+
+
 @contextmanager
 def track_reads() -> Iterator[dict[str, str]]:
-    """Collect ``relpath -> sha256`` of every registered file read inside the block (provenance)."""
+    """Collect ``relpath -> sha256`` of every registered file read inside the block, and of each hub file noted by
+    :func:`note_read` (provenance)."""
     seen: dict[str, str] = {}
     _trackers.append(seen)
     try:
