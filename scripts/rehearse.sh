@@ -5,10 +5,14 @@
 # mirror, so that every download, pin and loader of the full profile runs as on a researcher's machine.
 #   scripts/rehearse.sh                      every paper, through notebooks and site
 #   scripts/rehearse.sh --paper simcse       run_all.sh's options pass through
+#   scripts/rehearse.sh --torchrun ...       then one run again as torchrun --nproc-per-node 2 (gloo ranks): SimCSE's
+#                                            supervised row into a results folder of its own, so that it trains
 # Needs SENTEMB_DATA to build the stand-in's senteval.tar. Everything it writes (hub, caches, records, tables,
 # notebooks) goes to $SENTEMB_REHEARSAL_DIR (default: a new temporary folder), never into the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+torchrun=0
+if [ "${1:-}" = "--torchrun" ]; then torchrun=1; shift; fi
 py="$(scripts/bootstrap.sh)"
 work="${SENTEMB_REHEARSAL_DIR:-$(mktemp -d -t sentemb-rehearsal.XXXXXX)}"
 mkdir -p "$work"
@@ -27,3 +31,9 @@ export SENTEMB_REHEARSAL_HASHES="$work/hub/expected_sha256.json"  # the stand-in
 unset HF_HUB_OFFLINE TRANSFORMERS_OFFLINE HF_DATASETS_OFFLINE SENTEMB_DATA SENTEMB_NO_DOWNLOAD
 echo "[rehearse] stand-in hub $HF_ENDPOINT; outputs in $work"
 ./run_all.sh --profile rehearsal "$@"
+if [ "$torchrun" = 1 ]; then
+  echo "[rehearse] torchrun --nproc-per-node 2: simcse sup (gloo), records in $work/ddp-results"
+  SENTEMB_RESULTS="$work/ddp-results" OMP_NUM_THREADS=1 "$(dirname "$py")/torchrun" --nproc-per-node 2 \
+    -m sentemb run --paper simcse --profile rehearsal --only sup
+  ls "$work/ddp-results/runs/rehearsal/"*.json > /dev/null  # the ranks wrote their record
+fi

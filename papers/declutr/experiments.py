@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from sentemb.augment.span_sampler import minimum_document_length
+from sentemb.grid_reach import core_rows
 from sentemb.profiles import Profile, get_profile, scale_grid, tuned_grid
 from sentemb.spec import RunSpec
 
@@ -181,7 +182,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     profile = get_profile(profile)
     runs = paper_grid()
     if not profile.runs_all_rows(extended):
-        runs = {name: spec for name, spec in runs.items() if name in CORE}
+        runs = core_rows(runs, CORE, profile)
     scaled = scale_grid(runs, profile.name, HEADLINE)
     if not profile.paper_data:
         scaled = {name: tuple(_small(name, spec) for spec in specs) for name, specs in scaled.items()}

@@ -13,6 +13,7 @@ from papers.declutr import NAME, experiments, figures, summary
 from papers.declutr import tables as paper_tables
 from papers.declutr.tables import DEV_SCORE, N_DOWNSTREAM
 from sentemb.paper import Paper
+from sentemb.report.full_profile import full_profile_markdown
 
 
 class DeCLUTR(Paper):
@@ -121,8 +122,13 @@ class DeCLUTR(Paper):
         table1 = [] if build.tables["table1"].empty else [build.tables["table1"]]
         return pd.concat([*table1, paper_tables.figure_cells(build.records)], ignore_index=True)
 
+    full_profile_unrehearsed = (
+        "the real OpenWebText: the commit its first read pins, whether that Parquet conversion is complete, and the "
+        "token store of its ~8 M documents (the rehearsal's corpus is a few hundred generated documents)",
+    )
+
     def summary(self, build):
-        return summary.markdown_summary(build.tables)
+        return summary.markdown_summary(build.tables) + full_profile_markdown(self)
 
     def figures(self, build):
         """Figures 2, 3 and S1 from the figures' table, each where its grid points have records (Figure 2 also with

@@ -59,6 +59,9 @@ BT_LRS = (3e-5, 1e-4)
 VICREG_DOMAIN = {"invariance_weight": (0.01, 50.0), "variance_weight": (1.0, 50.0), "lr": (1e-5, 2e-4)}
 VICREG_COVARIANCE = 1.0
 VICREG_TRIALS = {"full": 50, "small": 4, "smoke": 2}  # by profile name, as above; App. A.2: 50 SMAC jobs per value
+# The rehearsal keeps the full profile's sizes but not its 50 trials a cell (150 runs, ~45 min on 2 cores): two trials
+# exercise SMAC's path (the second proposed after the first, from its record)
+REHEARSAL_VICREG_TRIALS = 2
 SMAC_SEED = 0
 NAN_COST = 100.0  # a trial that scored NaN: the cost of the worst possible score (Spearman -1, x 100)
 
@@ -193,6 +196,12 @@ def _vicreg_values(spec: dict) -> dict:
     }
 
 
+def vicreg_trial_count(profile: str) -> int:
+    """The SMAC trials of a VICReg cell on ``profile``: its sizes' (``VICREG_TRIALS``), the rehearsal's two."""
+    profile = get_profile(profile)
+    return REHEARSAL_VICREG_TRIALS if profile.reaches_every_facet else VICREG_TRIALS[profile.sizes_of]
+
+
 def vicreg_history(profile: str, cell: tuple[str, float], records: list[dict]) -> list[dict]:
     """The cell's VICReg trials that have records, in the order they were run (at most the profile's count)."""
     trials, seed = [], _paper().seed
@@ -203,7 +212,7 @@ def vicreg_history(profile: str, cell: tuple[str, float], records: list[dict]) -
         if _vicreg_spec(profile, cell, _vicreg_values(spec)).run_id == record["run_id"]:
             trials.append(record)
     trials.sort(key=lambda r: (r["provenance"].get("started_utc") or "", r["run_id"]))
-    return trials[: VICREG_TRIALS[get_profile(profile).sizes_of]]
+    return trials[: vicreg_trial_count(profile)]
 
 
 def vicreg_trials(profile: str, cell: tuple[str, float], records: list[dict]) -> tuple[list[RunSpec], bool]:
@@ -215,7 +224,7 @@ def vicreg_trials(profile: str, cell: tuple[str, float], records: list[dict]) ->
     (:mod:`papers.noncontrastive.smac_proposal`), so every process proposes the same trials."""
     history = vicreg_history(profile, cell, records)
     specs = [RunSpec.from_dict(r["spec"]) for r in history]
-    n = VICREG_TRIALS[get_profile(profile).sizes_of]
+    n = vicreg_trial_count(profile)
     if len(history) >= n:
         return specs, True
     told = [(_vicreg_values(r["spec"]), min(-worst_if_nan(best_dev(r)), NAN_COST)) for r in history]

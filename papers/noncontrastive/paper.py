@@ -19,6 +19,7 @@ from papers.noncontrastive import tables as paper_tables
 from papers.noncontrastive.summary import markdown_summary
 from sentemb.evaluate.mteb_adapter import TABLE4_TASKS
 from sentemb.paper import Paper, get_paper
+from sentemb.report.full_profile import full_profile_markdown
 from sentemb.runs import store
 
 OFFLINE = {category: len(tasks) for category, tasks in paper_tables.OFFLINE_TASKS.items() if tasks}
@@ -153,8 +154,13 @@ class NonContrastive(Paper):
         """The claims the offline data cannot test (:func:`tables.not_testable`: it depends on the mirror's tasks)."""
         return paper_tables.not_testable()
 
+    full_profile_unrehearsed = (
+        "MTEB's 56 tasks (the stand-in hub serves none of their datasets, and the rehearsal keeps the derived MTEB "
+        "records outside its budget)",
+    )
+
     def summary(self, build):
-        return markdown_summary(build.tables)
+        return markdown_summary(build.tables) + full_profile_markdown(self)
 
     def figures(self, build):
         """Figure 1 (from the scan's trials, when there are some), then Figure 4."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from sentemb.grid_reach import core_rows
 from sentemb.profiles import Profile, get_profile, scale_grid, steps_curves, tuned_grid
 from sentemb.spec import RunSpec
 
@@ -294,7 +295,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     scaled = get_profile(profile)
     runs = {**paper_grid(), **ablation_grid(), **batch_lr_grid(scaled)}
     if scaled.exercises_only:
-        runs = {name: spec for name, spec in runs.items() if name in CORE or name in SMOKE_ABLATIONS}
+        runs = core_rows(runs, {*CORE, *SMOKE_ABLATIONS}, scaled)
     elif not scaled.runs_all_rows(extended):
         runs = {name: spec for name, spec in runs.items() if name in SMALL_CORE}
     rows = scale_grid(runs, scaled.name, [name for name in HEADLINE if name in runs])

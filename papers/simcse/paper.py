@@ -11,6 +11,7 @@ import pandas as pd
 from papers.simcse import NAME, experiments, figures, summary
 from papers.simcse import tables as paper_tables
 from sentemb.paper import Paper
+from sentemb.report.full_profile import full_profile_markdown
 
 NOT_RUN_TRANSFER = (
     "not run: the 7 transfer tasks of a recorded run (about 5 min per model on 2 cores; "
@@ -165,7 +166,7 @@ class SimCSE(Paper):
         return build.cells(*stems)
 
     def summary(self, build):
-        return summary.markdown_summary(build.tables)
+        return summary.markdown_summary(build.tables) + full_profile_markdown(self)
 
     def figures(self, build):
         return figures.figures(build.records, build.derived, build.tables, build.profile.name, build.figures_dir)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from sentemb.grid_reach import core_rows
 from sentemb.models.backbone import RAW_BERT, RAW_WP8K
 from sentemb.paper import get_paper
 from sentemb.profiles import Profile, get_profile, scale_grid, tuned_grid
@@ -133,7 +134,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     profile = get_profile(profile)
     runs = paper_grid(BACKBONE_DIM[profile.backbone or _simcse().backbone], NOISE_SAMPLES[profile.sizes_of])
     if not profile.runs_all_rows(extended):
-        runs = {name: spec for name, spec in runs.items() if name in CORE}
+        runs = core_rows(runs, CORE, profile)
     if profile.exercises_only:  # one value off the centre per sweep is enough to exercise Table 5's path
         runs = {name: spec for name, spec in runs.items() if name not in SMOKE_SKIPS}
     rows = scale_grid(runs, profile.name, HEADLINE)

@@ -18,6 +18,7 @@ from papers.simcse_pp import tables as paper_tables
 from sentemb.analysis.retrieval import committed_queries, corpus_premises, seeded_queries
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper, get_paper
+from sentemb.report.full_profile import full_profile_markdown
 from sentemb.report.reported import load_reported
 
 N_RANK_BATCH = 64  # §4.2: "a batch of 64 sentences"
@@ -183,7 +184,7 @@ class SimCSEpp(Paper):
         return pd.concat([cells, aliases], ignore_index=True)
 
     def summary(self, build):
-        return summary.markdown_summary(build.tables)
+        return summary.markdown_summary(build.tables) + full_profile_markdown(self)
 
     def figures(self, build):
         """Figure 1, and Table 5's sweeps once their runs have records (the notebook shows them beside the table)."""

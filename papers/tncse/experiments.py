@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from sentemb.grid_reach import core_rows
 from sentemb.paper import get_paper
 from sentemb.profiles import Profile, get_profile, scale_grid, tuned_grid
 from sentemb.spec import RunSpec
@@ -174,7 +175,7 @@ def grid(profile: str | Profile, extended: bool = True) -> dict[str, tuple[RunSp
     if profile.budgeted and profile.short_training:  # the evidence for SMALL_LR at a budget's cut steps (60)
         runs["tncse_lr_paper"] = dataclasses.replace(_TNCSE, notes="lr probe: the paper's lr 1e-6 in 60 steps")
     if not profile.runs_all_rows(extended):
-        runs = {name: spec for name, spec in runs.items() if name in CORE}
+        runs = core_rows(runs, CORE, profile)
     scaled = scale_grid(runs, profile.name, [h for h in HEADLINE if h in runs])
     scaled["simcse"] = stage1_runs(profile.name)  # every stage-1 encoder, each alone (Table 1's SimCSE row)
     pairs = stage1_pairs(profile.name)

@@ -14,6 +14,7 @@ from papers.tncse import tables as paper_tables
 from papers.tncse.tables import STAGE1
 from sentemb.data.corpora import load_rows
 from sentemb.paper import Paper
+from sentemb.report.full_profile import full_profile_markdown
 
 N_FIGURE5_SENTENCES = 100  # "We first randomly select 100 sentences from Wiki1M"
 FIGURE5_REMOVED = tuple(range(7))  # the last 0..6 LayerNorms
@@ -164,7 +165,7 @@ class TNCSE(Paper):
         return build.cells("table1", "table3", "table4", "table5", "table6")
 
     def summary(self, build):
-        return summary.markdown_summary(build.tables)
+        return summary.markdown_summary(build.tables) + full_profile_markdown(self)
 
     def figures(self, build):
         """Figures 4, 2, 5 and 6 (the notebook's order), from Table 1, Figure 5's table and the records' geometry."""

@@ -110,6 +110,7 @@ class Paper(ABC):
     not_run_reason: ClassVar[str] = "not run"  # why a grid row without records has none
     not_testable: ClassVar[dict[str, str]] = {}  # claim -> why the offline data cannot test it (verdict: not run)
     reproduces: ClassVar[bool] = True  # a publication with reported numbers and claims.yaml (False: the overview)
+    full_profile_unrehearsed: ClassVar[tuple[str, ...]] = ()  # what only a real full run checks, beyond every paper's
 
     # -- hooks ---------------------------------------------------------------------------------------------------
 

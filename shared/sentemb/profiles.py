@@ -98,6 +98,7 @@ class Profile:
     # torch CPU threads of `sentemb run` on this profile (shared out among side-by-side runs) and of its notebooks'
     # kernels, unless --threads or OMP_NUM_THREADS says otherwise; None: torch's choice (every core)
     torch_threads: int | None = None
+    reaches_every_facet: bool = False  # its core rows gain a row per facet value only others reach (grid_reach)
     jobs: int = 1  # runs of a grid pass side by side (`sentemb run --jobs`, ./run_all.sh) unless --jobs says otherwise
 
     def substitutes(self) -> str:
@@ -271,10 +272,8 @@ RAW_WP8K_PROFILE = dataclasses.replace(
         "encoder, far below the paper's values."
     ),
     backbone_label=RAW_WP8K,
-    # chosen on STS-B dev by docs/raw-backbone.md's rule (the curve records in results/runs/raw-wp8k/; steps_curve.csv
-    # once SimCSE's tables are built on this profile): the best of the six 300-step curves is [CLS]'s at x10 (peak
-    # 72.96 at step 160; mean pooling's best, x10, peaks at 72.05), and its first point within 0.5 of the peak is step
-    # 100 (72.56); run c0d8940154b7faf2
+    # chosen on STS-B dev by docs/raw-backbone.md's rule: of the six 300-step curves [CLS] at x10 is best (peak 72.96
+    # at step 160; mean pooling's best 72.05), first within 0.5 of it at step 100 (72.56; run c0d8940154b7faf2)
     steps=RAW_WP8K_STEPS,
     # chosen on STS-B dev by each row's probes at 100 steps (results/<paper>/raw-wp8k/lr_probe.csv; seed 42, best dev
     # x 100 at x1 / x3 / x10: unsup 66.64 / 69.56 / 72.37, sup 68.35 / 70.96 / 71.47, off-dropout 66.75 / 69.03 /
@@ -353,6 +352,7 @@ PROFILES = {
         headline_seeds=1,
         job=JobResources(gpus=0, cpus=2, mem_gb=8, timeout_min=30),
         budgeted=True,  # the core rows; --extended reaches every row
+        reaches_every_facet=True,
         exercises_only=True,
         paper_data=True,
         caveat=(
