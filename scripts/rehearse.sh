@@ -35,5 +35,10 @@ if [ "$torchrun" = 1 ]; then
   echo "[rehearse] torchrun --nproc-per-node 2: simcse sup (gloo), records in $work/ddp-results"
   SENTEMB_RESULTS="$work/ddp-results" OMP_NUM_THREADS=1 "$(dirname "$py")/torchrun" --nproc-per-node 2 \
     -m sentemb run --paper simcse --profile rehearsal --only sup
-  ls "$work/ddp-results/runs/rehearsal/"*.json > /dev/null  # the ranks wrote their record
+  "$py" - "$work/ddp-results/runs/rehearsal" <<'PY'  # the ranks wrote one record, which says it ran on 2 processes
+import json, pathlib, sys
+records = [json.loads(p.read_text()) for p in pathlib.Path(sys.argv[1]).glob("*.json")]
+assert len(records) == 1 and records[0]["provenance"]["processes"] == 2, "torchrun's record is missing or not 2 ranks"
+print(f"[rehearse] torchrun: record {records[0]['run_id']} on 2 processes")
+PY
 fi

@@ -63,8 +63,11 @@ def average_cells(table: pd.DataFrame, aggregation: str = "all") -> dict[str, st
 
 
 def pairwise_lines(pairs: pd.DataFrame) -> list[str]:
-    """Per evaluation, how many pairs differ significantly and which."""
+    """Per evaluation, how many pairs differ significantly and which (none where no method has two seeds: the
+    rehearsal's one seed each gives an empty table without columns)."""
     lines = []
+    if pairs.empty:
+        return lines
     for evaluation, aggregation, label in (
         ("sts", "all", "STS, SimCSE protocol"),
         ("transfer", "", "transfer"),
