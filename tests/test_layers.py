@@ -17,7 +17,7 @@ LAYERS = (  # low to high; a module's layer is that of its top-level name under 
     {"data", "models", "augment", "distributed"},
     {"objectives", "evaluate"},
     {"analysis", "spec"},
-    {"profiles", "train"},
+    {"profiles", "grid_reach", "train"},
     {"runs"},
     {"report", "plots", "export", "launch", "pretrain"},
     {"paper"},
